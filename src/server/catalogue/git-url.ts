@@ -1,0 +1,39 @@
+import { AppError } from '../core/errors.ts';
+
+export type GitUrlKind = 'http' | 'ssh' | 'scp';
+
+const SCP = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!\/\/)[A-Za-z0-9._~/-]+$/;
+
+/**
+ * Accepts only http(s), ssh:// and scp-style addresses. Everything else (ext::, file://,
+ * local paths, option-like values) is refused before git ever sees it.
+ */
+export function checkGitUrl(raw: string): GitUrlKind {
+  const url = raw.trim();
+  const refuse = (why: string) => new AppError('invalid_git_url', `git URL refused: ${why}`, { params: { url: redactUrl(url) }, fields: ['url'] });
+  if (url !== raw || url.length === 0) throw refuse('it is empty or has surrounding white space');
+  if (url.startsWith('-')) throw refuse('it looks like a command-line option');
+  if (/[\s\0\\]/.test(url) || /[\x00-\x1f\x7f]/.test(url)) throw refuse('it contains white space or control characters');
+  if (/^ext::/i.test(url) || url.includes('::')) throw refuse('the ext:: transport runs commands and is not allowed');
+  if (/^file:/i.test(url)) throw refuse('file:// addresses are not allowed');
+  if (/^(https?|ssh):\/\//i.test(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw refuse('it is not a valid address');
+    }
+    if (!parsed.hostname || parsed.hostname.startsWith('-')) throw refuse('it has no valid host');
+    if (parsed.username.startsWith('-')) throw refuse('the user name looks like an option');
+    return parsed.protocol === 'ssh:' ? 'ssh' : 'http';
+  }
+  if (SCP.test(url)) return 'scp';
+  throw refuse('only http(s)://, ssh:// and user@host:path addresses are accepted');
+}
+
+/** The URL with any embedded password or token masked, for logs and answers. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z+]+:\/\/)([^@/]*)@/i, (_m, scheme: string, cred: string) =>
+    cred.includes(':') ? `${scheme}${cred.split(':')[0]}:***@` : `${scheme}${cred}@`,
+  );
+}

@@ -1,0 +1,108 @@
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const EnvSchema = z.object({
+  BASE_DIR: z.string().min(1).optional(),
+  SVC_DATA: z.string().min(1).optional(),
+  SVC_JOBS: z.string().min(1).optional(),
+  SVC_PORT: port.default(8420),
+  SVC_BIND: z.string().min(1).default('127.0.0.1'),
+  SVC_UID: z.coerce.number().int().min(0).optional(),
+  SVC_GID: z.coerce.number().int().min(0).optional(),
+  DOCKER_HOST: z.string().min(1).optional(),
+  SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SVC_COMPOSE: z.enum(['auto', 'v2', 'v1']).default('auto'),
+});
+
+/** Where the engine lives: a unix socket or a tcp host. Never a global; handed to the adapter. */
+export type EngineEndpoint = { socketPath: string } | { host: string; port: number };
+
+export interface Config {
+  readonly version: string;
+  readonly rootDir: string;
+  readonly baseDir: string;
+  readonly libraryDir: string;
+  readonly dataDir: string;
+  readonly backupDir: string;
+  readonly stateDir: string;
+  readonly jobsDir: string;
+  readonly port: number;
+  readonly bind: string;
+  readonly uid: number;
+  readonly gid: number;
+  readonly engine: EngineEndpoint;
+  readonly logLevel: string;
+  readonly compose: 'auto' | 'v2' | 'v1';
+  readonly webDir: string;
+}
+
+export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
+  if (!dockerHost) return { socketPath: '/var/run/docker.sock' };
+  if (dockerHost.startsWith('unix://')) return { socketPath: dockerHost.slice('unix://'.length) };
+  const m = /^tcp:\/\/([^:/]+):(\d{1,5})\/?$/.exec(dockerHost);
+  if (m?.[1] && m[2]) return { host: m[1], port: Number(m[2]) };
+  throw new AppError('validation', `DOCKER_HOST '${dockerHost}' is neither unix:///path nor tcp://host:port`, {
+    params: { name: 'DOCKER_HOST' },
+  });
+}
+
+/** Reads the environment once. Only this module reads process.env. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = process.cwd()): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? 'environment');
+    throw new AppError('validation', `environment variable ${key} is invalid: ${issue?.message ?? ''}`, {
+      params: { name: key },
+    });
+  }
+  const e = parsed.data;
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(rootDir, p));
+  const baseDir = abs(e.BASE_DIR ?? join('.kade', 'base'));
+  const stateDir = abs(e.SVC_DATA ?? join('.kade', 'data'));
+  return Object.freeze({
+    version: readFileSync(join(rootDir, 'VERSION'), 'utf8').trim(),
+    rootDir,
+    baseDir,
+    libraryDir: join(baseDir, 'stacks'),
+    dataDir: join(baseDir, 'appdata'),
+    backupDir: join(baseDir, 'backups'),
+    stateDir,
+    jobsDir: abs(e.SVC_JOBS ?? join(stateDir, 'jobs')),
+    port: e.SVC_PORT,
+    bind: e.SVC_BIND,
+    uid: e.SVC_UID ?? process.getuid?.() ?? 0,
+    gid: e.SVC_GID ?? process.getgid?.() ?? 0,
+    engine: parseEngineEndpoint(e.DOCKER_HOST),
+    logLevel: e.SVC_LOG_LEVEL,
+    compose: e.SVC_COMPOSE,
+    webDir: join(rootDir, 'dist', 'web'),
+  });
+}
+
+/** Creates the directories Kade writes to and proves they are writable, naming the one that is not. */
+export function prepareDirs(config: Config): void {
+  const dirs: [string, string][] = [
+    ['BASE_DIR', config.baseDir],
+    ['LIBRARY_DIR', config.libraryDir],
+    ['DATA_DIR', config.dataDir],
+    ['BACKUP_DIR', config.backupDir],
+    ['SVC_DATA', config.stateDir],
+    ['SVC_JOBS', config.jobsDir],
+  ];
+  for (const [name, dir] of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
+    } catch (cause) {
+      throw new AppError('validation', `${name} (${dir}) cannot be created or is not writable; set ${name} to a writable directory`, {
+        params: { name, path: dir },
+        cause,
+      });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/** Numbered schema steps; each runs once, in order, inside a transaction. Never edit a shipped step. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE users (
+     name TEXT PRIMARY KEY,
+     password_hash TEXT NOT NULL,
+     role TEXT NOT NULL CHECK (role IN ('admin','operator','viewer')),
+     created_at TEXT NOT NULL,
+     last_login_at TEXT
+   );
+   CREATE TABLE sessions (
+     id_hash TEXT PRIMARY KEY,
+     user_name TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+     csrf TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE TABLE audit (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     user_name TEXT,
+     ip TEXT,
+     source TEXT NOT NULL,
+     action TEXT NOT NULL,
+     target TEXT,
+     status TEXT NOT NULL,
+     detail TEXT
+   );
+   CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     stack TEXT,
+     state TEXT NOT NULL,
+     progress REAL NOT NULL DEFAULT 0,
+     started_at TEXT NOT NULL,
+     ended_at TEXT,
+     user_name TEXT,
+     ip TEXT,
+     error TEXT
+   );
+   CREATE INDEX jobs_started ON jobs(started_at);
+   CREATE TABLE repos (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     url TEXT NOT NULL,
+     branch TEXT NOT NULL,
+     subdirectory TEXT NOT NULL,
+     token TEXT,
+     pinned_commit TEXT,
+     created_at TEXT NOT NULL,
+     synced_at TEXT,
+     commit_sha TEXT,
+     commit_date TEXT,
+     cache_version TEXT,
+     last_error TEXT
+   );
+   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+];

@@ -1,0 +1,67 @@
+import type { EngineEndpoint } from '../config/config.ts';
+import { AppError } from '../core/errors.ts';
+import { run } from '../core/exec.ts';
+import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from './compose.ts';
+
+const dockerHostOf = (e: EngineEndpoint) => ('socketPath' in e ? `unix://${e.socketPath}` : `tcp://${e.host}:${e.port}`);
+
+/**
+ * The compose CLI: `docker compose` (v2 plugin) when present, else `docker-compose` (v1).
+ * Arguments are arrays; every user-derived value is a validated name or an absolute path.
+ */
+export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | ComposeVariant = 'auto'): Compose {
+  const env = { ...process.env, DOCKER_HOST: dockerHostOf(endpoint), COMPOSE_INTERACTIVE_NO_CLI: '1' };
+  let detected: Promise<ComposeVariant> | null = null;
+
+  async function detect(): Promise<ComposeVariant> {
+    const tryV2 = prefer !== 'v1' && (await run('docker', ['compose', 'version'], { env, timeoutMs: 15_000 }).catch(() => null));
+    if (tryV2 && tryV2.code === 0) return 'v2';
+    const v1 = prefer !== 'v2' && (await run('docker-compose', ['version'], { env, timeoutMs: 15_000 }).catch(() => null));
+    if (v1 && v1.code === 0) return 'v1';
+    throw new AppError('engine_unreachable', 'neither `docker compose` nor `docker-compose` is installed');
+  }
+  const variant = () => {
+    detected ??= detect();
+    detected.catch(() => {
+      detected = null;
+    });
+    return detected;
+  };
+
+  async function compose(p: ComposeProject, args: string[], opts: ComposeRunOptions = {}): Promise<string> {
+    const v = await variant();
+    const base = ['-p', p.name, '-f', p.file, '--project-directory', p.dir, ...args];
+    const [file, argv] = v === 'v2' ? ['docker', ['compose', ...base]] : ['docker-compose', base];
+    const res = await run(file, argv, {
+      env,
+      cwd: p.dir,
+      timeoutMs: opts.timeoutMs ?? 600_000,
+      maxOutput: 256 * 1024,
+      ...(opts.onOutput ? { onOutput: opts.onOutput } : {}),
+    });
+    if (res.timedOut) throw new AppError('engine_unreachable', `compose ${args[0]} of '${p.name}' timed out`, { params: { stack: p.name } });
+    if (res.code !== 0) {
+      const tail = (res.stderr || res.stdout).trim().split('\n').slice(-5).join('\n');
+      throw new AppError('engine_unreachable', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
+    }
+    return res.stdout;
+  }
+
+  return {
+    variant,
+    up: (p, o) => compose(p, ['up', '-d', '--remove-orphans'], o).then(() => undefined),
+    down: (p, o) => compose(p, ['down', '--remove-orphans', ...(o?.volumes ? ['--volumes'] : [])], o).then(() => undefined),
+    start: (p, o) => compose(p, ['start'], o).then(() => undefined),
+    stop: (p, o) => compose(p, ['stop'], o).then(() => undefined),
+    restart: (p, o) => compose(p, ['restart'], o).then(() => undefined),
+    pull: (p, o) => compose(p, ['pull'], o).then(() => undefined),
+    async validate(p) {
+      try {
+        await compose(p, ['config', '-q'], { timeoutMs: 60_000 });
+      } catch (err) {
+        const msg = err instanceof AppError ? err.message.replace(/^compose config of '[^']*' failed: /, '') : String(err);
+        throw new AppError('compose_invalid', `the compose file is not valid: ${msg}`, { params: { stack: p.name }, cause: err });
+      }
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** A compose project on disk: the stack directory and its compose file. */
+export interface ComposeProject {
+  name: string;
+  dir: string;
+  file: string;
+}
+
+export interface ComposeRunOptions {
+  onOutput?: (chunk: string) => void;
+  timeoutMs?: number;
+}
+
+export type ComposeVariant = 'v2' | 'v1';
+
+/** The compose CLI, behind the few operations Kade uses. */
+export interface Compose {
+  variant(): Promise<ComposeVariant>;
+  up(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
+  down(p: ComposeProject, opts?: ComposeRunOptions & { volumes?: boolean }): Promise<void>;
+  start(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
+  stop(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
+  restart(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
+  pull(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
+  /** Validates the compose file as the CLI reads it; throws compose_invalid with the CLI's words. */
+  validate(p: ComposeProject): Promise<void>;
+}

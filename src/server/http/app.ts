@@ -1,0 +1,81 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import type { AppEnv } from './context.ts';
+import { sessionMiddleware } from './guard.ts';
+import { normaliseError, problemResponse } from './problem.ts';
+import { authRoutes } from './routes/auth.routes.ts';
+import { catalogueRoutes } from './routes/catalogue.routes.ts';
+import { jobsRoutes } from './routes/jobs.routes.ts';
+import { stacksRoutes } from './routes/stacks.routes.ts';
+import { systemRoutes } from './routes/system.routes.ts';
+import { serveWeb } from './static.ts';
+import type { Services } from './services.ts';
+
+export interface HttpOptions {
+  logger: Logger;
+  version: string;
+  webDir: string;
+  /** The peer address of a request; node-server provides it, in-process tests do not. */
+  peerAddress?: (req: Request, env: unknown) => string | undefined;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+/** Builds the whole HTTP application: middleware, every route, the web interface. */
+export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = result.error.issues;
+        const fields = [...new Set(issues.map((i) => i.path.join('.')).filter(Boolean))];
+        const first = issues[0];
+        const where = first?.path.length ? `${first.path.join('.')}: ` : '';
+        throw new AppError('validation', `${where}${first?.message ?? 'invalid input'}`, { fields });
+      }
+    },
+  });
+
+  app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    c.set('ip', opts.peerAddress?.(c.req.raw, c.env) ?? 'unknown');
+    const log = opts.logger.child({ req_id: c.get('requestId') });
+    c.set('log', log);
+    const started = performance.now();
+    await next();
+    log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+  });
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: () => {
+        throw new AppError('payload_too_large', `request body is larger than ${MAX_BODY} bytes`, { params: { max: MAX_BODY } });
+      },
+    }),
+  );
+  app.use('/api/*', sessionMiddleware(services.auth));
+
+  systemRoutes(app, opts.version);
+  authRoutes(app, services.auth);
+  catalogueRoutes(app, services);
+  stacksRoutes(app, services);
+  jobsRoutes(app, services.jobs);
+
+  app.doc31('/api/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Kade API', version: opts.version },
+  });
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/api/')) {
+      return problemResponse(c, new AppError('not_found', `no route ${c.req.method} ${c.req.path}`, { params: { what: 'route', name: c.req.path } }));
+    }
+    return c.text('not found', 404);
+  });
+  app.onError((err, c) => problemResponse(c, normaliseError(err, c)));
+  serveWeb(app, opts.webDir);
+  return app;
+}

@@ -1,0 +1,78 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { AuthStatus, Credentials, LoginAnswer } from '../../../shared/api.ts';
+import type { AuthService } from '../../auth/auth.service.ts';
+import type { AppEnv } from '../context.ts';
+import { SESSION_COOKIE } from '../guard.ts';
+import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+
+const status = defineRoute('public', {
+  method: 'get',
+  path: '/api/auth/status',
+  tags: ['auth'],
+  summary: 'Whether setup is needed, who is logged in, and the CSRF token',
+  responses: { 200: json(AuthStatus) },
+});
+const setup = defineRoute('public', {
+  method: 'post',
+  path: '/api/auth/setup',
+  tags: ['auth'],
+  summary: 'Create the first account (admin) while none exists',
+  request: { body: jsonBody(Credentials) },
+  responses: { 201: json(LoginAnswer, 'created and logged in'), ...PROBLEMS },
+});
+const login = defineRoute('public', {
+  method: 'post',
+  path: '/api/auth/login',
+  tags: ['auth'],
+  summary: 'Log in; sets the session cookie',
+  request: { body: jsonBody(Credentials) },
+  responses: { 200: json(LoginAnswer), ...PROBLEMS },
+});
+const logout = defineRoute('viewer', {
+  method: 'post',
+  path: '/api/auth/logout',
+  tags: ['auth'],
+  summary: 'End the session',
+  responses: { 204: { description: 'logged out' }, ...PROBLEMS },
+});
+
+function secureRequest(c: Context<AppEnv>): boolean {
+  return new URL(c.req.url).protocol === 'https:';
+}
+
+function setSession(c: Context<AppEnv>, id: string): void {
+  setCookie(c, SESSION_COOKIE, id, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: secureRequest(c),
+    path: '/',
+    maxAge: 7 * 24 * 3600,
+  });
+}
+
+export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
+  app.openapi(status, (c) => {
+    const a = c.get('auth');
+    return c.json({ setup_required: auth.setupRequired(), user: a?.user ?? null, csrf: a?.csrf ?? null, sso: false }, 200);
+  });
+  app.openapi(setup, async (c) => {
+    const { username, password } = c.req.valid('json');
+    const s = await auth.setup(username, password, c.get('ip'));
+    setSession(c, s.sessionId);
+    return c.json({ user: s.user, csrf: s.csrf }, 201);
+  });
+  app.openapi(login, async (c) => {
+    const { username, password } = c.req.valid('json');
+    const s = await auth.login(username, password, c.get('ip'));
+    setSession(c, s.sessionId);
+    return c.json({ user: s.user, csrf: s.csrf }, 200);
+  });
+  app.openapi(logout, (c) => {
+    const id = getCookie(c, SESSION_COOKIE);
+    if (id) auth.logout(id);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.body(null, 204);
+  });
+}

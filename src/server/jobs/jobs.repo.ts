@@ -1,0 +1,48 @@
+import type { JobT } from '../../shared/api.ts';
+import type { Db } from '../db/db.ts';
+
+type State = JobT['state'];
+
+interface Row {
+  id: string;
+  kind: string;
+  stack: string | null;
+  state: State;
+  progress: number;
+  started_at: string;
+  ended_at: string | null;
+  error: string | null;
+}
+
+const toJob = (r: Row): JobT => ({ ...r });
+
+export function createJobsRepo(db: Db) {
+  const insert = db.prepare('INSERT INTO jobs (id, kind, stack, state, progress, started_at, user_name, ip) VALUES (?, ?, ?, ?, 0, ?, ?, ?)');
+  const setState = db.prepare('UPDATE jobs SET state = ?, ended_at = ?, error = ? WHERE id = ?');
+  const setProgress = db.prepare('UPDATE jobs SET progress = ? WHERE id = ?');
+  const get = db.prepare<[string], Row>('SELECT * FROM jobs WHERE id = ?');
+  const recent = db.prepare<[number], Row>('SELECT * FROM jobs ORDER BY started_at DESC, rowid DESC LIMIT ?');
+  const unfinished = db.prepare<[], Row>("SELECT * FROM jobs WHERE state IN ('queued','running')");
+  return {
+    insert(j: { id: string; kind: string; stack: string | null; state: State; startedAt: string; user: string | null; ip: string | null }) {
+      insert.run(j.id, j.kind, j.stack, j.state, j.startedAt, j.user, j.ip);
+    },
+    finish(id: string, state: State, endedAt: string, error: string | null) {
+      setState.run(state, endedAt, error, id);
+    },
+    start(id: string) {
+      setState.run('running', null, null, id);
+    },
+    progress(id: string, p: number) {
+      setProgress.run(p, id);
+    },
+    get: (id: string): JobT | null => {
+      const r = get.get(id);
+      return r ? toJob(r) : null;
+    },
+    recent: (limit: number): JobT[] => recent.all(limit).map(toJob),
+    unfinished: (): JobT[] => unfinished.all().map(toJob),
+  };
+}
+
+export type JobsRepo = ReturnType<typeof createJobsRepo>;

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
+import { AppError } from '../core/errors.ts';
+
+export interface PrefillContext {
+  dataDir: string;
+  uid: number;
+  gid: number;
+}
+
+export const randomSecret = (): string => randomBytes(24).toString('base64url');
+
+/** Values Kade fills in before the user sees the form. */
+export function prefill(f: TemplateFieldT, ctx: PrefillContext): FieldValue | undefined {
+  if (f.id === 'appdata_dir') return ctx.dataDir;
+  if (f.id === 'puid') return ctx.uid;
+  if (f.id === 'pgid') return ctx.gid;
+  return f.default;
+}
+
+/** Toggle fields are synthetic booleans named after their group. */
+export const toggleId = (groupId: string) => `${groupId}_enabled`;
+
+function coerce(f: TemplateFieldT, v: FieldValue): FieldValue {
+  if (f.type === 'number' || f.type === 'port') {
+    const n = typeof v === 'number' ? v : Number(String(v).trim());
+    if (!Number.isFinite(n) || String(v).trim() === '') throw new AppError('validation', `${f.id} must be a number`, { fields: [f.id] });
+    if (f.type === 'port' && (!Number.isInteger(n) || n < 1 || n > 65535)) {
+      throw new AppError('validation', `${f.id} must be a port between 1 and 65535`, { fields: [f.id] });
+    }
+    return n;
+  }
+  if (f.type === 'boolean') return v === true || v === 'true' || v === 1 || v === '1';
+  const s = String(v);
+  if (s.length > 4000) throw new AppError('validation', `${f.id} is longer than 4000 characters`, { fields: [f.id] });
+  if (f.type === 'select' && f.options && !f.options.some((o) => o.value === s)) {
+    throw new AppError('validation', `${f.id} must be one of ${f.options.map((o) => o.value).join(', ')}`, { fields: [f.id] });
+  }
+  return s;
+}
+
+const isBlank = (v: FieldValue | undefined) => v === undefined || (typeof v === 'string' && v.trim() === '');
+
+/**
+ * The values a render uses: input, then defaults and pre-fills, then generated secrets.
+ * Refuses every empty required field at once, naming them; fields behind a switched-off toggle do not count.
+ */
+export function resolveValues(t: TemplateFileT, input: Record<string, FieldValue>, ctx: PrefillContext): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
+  const missing: string[] = [];
+  const take = (f: TemplateFieldT, enabled: boolean) => {
+    let v: FieldValue | undefined = Object.hasOwn(input, f.id) ? input[f.id] : prefill(f, ctx);
+    if (isBlank(v) && f.generate) v = randomSecret();
+    if (isBlank(v)) {
+      if (f.required && enabled) missing.push(f.id);
+      out[f.id] = f.type === 'boolean' ? false : '';
+      return;
+    }
+    out[f.id] = coerce(f, v as FieldValue);
+    if (f.secret && /['\n\r]/.test(String(out[f.id]))) {
+      throw new AppError('validation', `${f.id} may not contain a single quote or a line break`, { fields: [f.id] });
+    }
+  };
+  for (const f of t.fields) take(f, true);
+  for (const g of t.groups) {
+    const tid = toggleId(g.id);
+    const on = g.toggle ? (Object.hasOwn(input, tid) ? input[tid] === true || input[tid] === 'true' : g.toggle_default) : true;
+    if (g.toggle) out[tid] = on;
+    for (const f of g.fields) take(f, on);
+  }
+  if (missing.length > 0) {
+    throw new AppError('required_fields', `required fields are empty: ${missing.join(', ')}`, { params: { fields: missing.join(', ') }, fields: missing });
+  }
+  return out;
+}

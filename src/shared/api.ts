@@ -1,0 +1,129 @@
+/** Request and response shapes of the HTTP API: validated by the server, typed for the interface. */
+import { z } from 'zod';
+import { ERROR_CODES } from './errors.ts';
+import { NAME_PATTERN, USER_NAME_PATTERN } from './names.ts';
+import { ROLES } from './roles.ts';
+
+export const Name = z.string().regex(NAME_PATTERN, 'lower-case letters, digits, _ and -, starting with a letter or digit, at most 63');
+export const UserName = z.string().regex(USER_NAME_PATTERN, 'lower-case letters, digits, . @ _ and -, at most 63');
+
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.enum(ERROR_CODES),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  fields: z.array(z.string()),
+});
+
+export const Role = z.enum(ROLES);
+export const User = z.object({ name: z.string(), role: Role });
+
+export const AuthStatus = z.object({
+  setup_required: z.boolean(),
+  user: User.nullable(),
+  csrf: z.string().nullable(),
+  sso: z.boolean(),
+});
+
+export const Credentials = z.object({
+  username: UserName,
+  password: z.string().min(1).max(1024),
+});
+
+export const LoginAnswer = z.object({ user: User, csrf: z.string() });
+
+export const Health = z.object({ status: z.literal('ok'), version: z.string() });
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'interrupted'] as const;
+export const Job = z.object({
+  id: z.string(),
+  kind: z.string(),
+  stack: z.string().nullable(),
+  state: z.enum(JOB_STATES),
+  progress: z.number().min(0).max(1),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export const JobAccepted = z.object({ job: Job });
+export const JobLog = z.object({ lines: z.array(z.string()), next_offset: z.number().int(), done: z.boolean() });
+
+export const RepoInput = z.object({
+  name: z.string().min(1).max(100),
+  url: z.string().min(1).max(2048),
+  branch: z.string().min(1).max(255).optional(),
+  subdirectory: z.string().max(255).optional(),
+  token: z.string().max(4096).optional(),
+  pinned_commit: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
+});
+
+export const Repo = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  branch: z.string(),
+  subdirectory: z.string(),
+  has_token: z.boolean(),
+  pinned_commit: z.string().nullable(),
+  status: z.object({
+    commit: z.string().nullable(),
+    commit_date: z.string().nullable(),
+    synced_at: z.string().nullable(),
+    version: z.string().nullable(),
+    outdated: z.boolean(),
+    error: z.string().nullable(),
+  }),
+  outdated: z.boolean(),
+});
+
+export const StoreApp = z.object({
+  repo: z.string(),
+  app: z.string(),
+  name: z.string(),
+  description: z.string(),
+  version: z.string(),
+  icon: z.string().nullable(),
+  tags: z.array(z.string()),
+  categories: z.array(z.string()),
+  installed: z.array(z.string()),
+});
+
+export const InstallRequest = z.object({
+  repo: Name,
+  app: Name,
+  name: Name,
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+});
+
+export const STACK_STATUSES = ['running', 'partial', 'stopped', 'restarting', 'unknown', 'missing_compose'] as const;
+export const StackContainer = z.object({
+  id: z.string(),
+  name: z.string(),
+  service: z.string(),
+  image: z.string(),
+  state: z.string(),
+  health: z.string().nullable(),
+  ports: z.array(z.object({ host_ip: z.string().nullable(), host_port: z.number().nullable(), container_port: z.number(), protocol: z.string() })),
+});
+export const Stack = z.object({
+  name: z.string(),
+  status: z.enum(STACK_STATUSES),
+  services: z.array(z.string()),
+  url: z.string().nullable(),
+  categories: z.array(z.string()),
+  update: z.enum(['update', 'current', 'unknown']),
+  source: z.object({ repo: z.string(), app: z.string() }).nullable(),
+  repo_status: z.object({ commit: z.string().nullable(), outdated: z.boolean() }).nullable(),
+  adopted: z.boolean(),
+  warning: z.string().nullable(),
+});
+export const StackDetail = Stack.extend({ containers: z.array(StackContainer) });
+
+export type JobT = z.infer<typeof Job>;
+export type RepoT = z.infer<typeof Repo>;
+export type StoreAppT = z.infer<typeof StoreApp>;
+export type StackT = z.infer<typeof Stack>;
+export type StackDetailT = z.infer<typeof StackDetail>;
+export type AuthStatusT = z.infer<typeof AuthStatus>;

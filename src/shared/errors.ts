@@ -1,0 +1,46 @@
+/**
+ * Stable error codes shared by server and interface. The interface translates
+ * a code (with its params) into nl or en; the server maps it to an HTTP status.
+ */
+export const ERROR_CODES = [
+  'validation',
+  'invalid_json',
+  'invalid_name',
+  'required_fields',
+  'not_found',
+  'unauthenticated',
+  'bad_credentials',
+  'forbidden',
+  'csrf',
+  'own_container',
+  'conflict',
+  'slot_busy',
+  'name_taken',
+  'setup_done',
+  'last_admin',
+  'payload_too_large',
+  'rate_limited',
+  'engine_unreachable',
+  'registry_unreachable',
+  'git_failed',
+  'invalid_git_url',
+  'template_invalid',
+  'compose_invalid',
+  'disk_full',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorParams = Record<string, string | number | boolean>;
+
+/** The RFC 9457 body every error answer carries. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  params: ErrorParams;
+  fields: string[];
+}

@@ -1,0 +1,61 @@
+/** Template format v1 (docs/templates.md): the schema of template.json, shared with the form renderer. */
+import { z } from 'zod';
+import { NAME_PATTERN } from './names.ts';
+
+const FieldId = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'field ids are lower-case letters, digits and _');
+const Text = z.union([z.string().min(1).max(500), z.object({ en: z.string().min(1).max(500), nl: z.string().min(1).max(500) })]);
+const LongText = z.union([z.string().max(4000), z.object({ en: z.string().max(4000), nl: z.string().max(4000) })]);
+
+export const FIELD_TYPES = ['text', 'password', 'number', 'port', 'boolean', 'path', 'select', 'email', 'url'] as const;
+
+export const TemplateField = z
+  .object({
+    id: FieldId,
+    label: Text,
+    type: z.enum(FIELD_TYPES).default('text'),
+    required: z.boolean().default(false),
+    default: z.union([z.string().max(4000), z.number(), z.boolean()]).optional(),
+    secret: z.boolean().default(false),
+    generate: z.boolean().default(false),
+    advanced: z.boolean().default(false),
+    connect: z.object({ app: z.string().regex(NAME_PATTERN), scheme: z.string().regex(/^[a-z][a-z0-9+.-]*$/), port: z.number().int().min(1).max(65535) }).optional(),
+    credential: z.enum(['username', 'password', 'url', 'other']).optional(),
+    info: LongText.optional(),
+    options: z.array(z.object({ value: z.string().max(200), label: Text })).max(200).optional(),
+    env: z.string().regex(/^[A-Z][A-Z0-9_]{0,62}$/, 'env names are upper-case letters, digits and _').optional(),
+  })
+  .strict();
+
+export const TemplateGroup = z
+  .object({
+    id: FieldId,
+    label: Text,
+    toggle: z.boolean().default(false),
+    toggle_default: z.boolean().default(true),
+    advanced: z.boolean().default(false),
+    fields: z.array(TemplateField).max(100),
+  })
+  .strict();
+
+export const TemplateFile = z
+  .object({
+    format: z.literal(1).default(1),
+    name: z.string().min(1).max(100),
+    description: LongText.default(''),
+    version: z.string().min(1).max(50),
+    icon: z.string().max(2048).optional(),
+    tags: z.array(z.string().min(1).max(40)).max(30).default([]),
+    metadata: z.object({ categories: z.array(z.string().regex(NAME_PATTERN)).max(17).default([]) }).strict().default({ categories: [] }),
+    web: z
+      .object({ port_field: FieldId.optional(), port: z.number().int().min(1).max(65535).optional(), scheme: z.enum(['http', 'https']).default('http'), path: z.string().startsWith('/').max(500).default('/') })
+      .strict()
+      .optional(),
+    fields: z.array(TemplateField).max(200).default([]),
+    groups: z.array(TemplateGroup).max(50).default([]),
+  })
+  .strict();
+
+export type TemplateFieldT = z.infer<typeof TemplateField>;
+export type TemplateGroupT = z.infer<typeof TemplateGroup>;
+export type TemplateFileT = z.infer<typeof TemplateFile>;
+export type FieldValue = string | number | boolean;
