@@ -56,7 +56,10 @@ export const RepoInput = z.object({
   branch: z.string().min(1).max(255).optional(),
   subdirectory: z.string().max(255).optional(),
   token: z.string().max(4096).optional(),
-  pinned_commit: z.string().regex(/^[0-9a-f]{7,40}$/).optional(),
+  pinned_commit: z
+    .string()
+    .regex(/^[0-9a-f]{7,40}$/)
+    .optional(),
 });
 
 export const Repo = z.object({

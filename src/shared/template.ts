@@ -18,11 +18,19 @@ export const TemplateField = z
     secret: z.boolean().default(false),
     generate: z.boolean().default(false),
     advanced: z.boolean().default(false),
-    connect: z.object({ app: z.string().regex(NAME_PATTERN), scheme: z.string().regex(/^[a-z][a-z0-9+.-]*$/), port: z.number().int().min(1).max(65535) }).optional(),
+    connect: z
+      .object({ app: z.string().regex(NAME_PATTERN), scheme: z.string().regex(/^[a-z][a-z0-9+.-]*$/), port: z.number().int().min(1).max(65535) })
+      .optional(),
     credential: z.enum(['username', 'password', 'url', 'other']).optional(),
     info: LongText.optional(),
-    options: z.array(z.object({ value: z.string().max(200), label: Text })).max(200).optional(),
-    env: z.string().regex(/^[A-Z][A-Z0-9_]{0,62}$/, 'env names are upper-case letters, digits and _').optional(),
+    options: z
+      .array(z.object({ value: z.string().max(200), label: Text }))
+      .max(200)
+      .optional(),
+    env: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]{0,62}$/, 'env names are upper-case letters, digits and _')
+      .optional(),
   })
   .strict();
 
@@ -45,9 +53,17 @@ export const TemplateFile = z
     version: z.string().min(1).max(50),
     icon: z.string().max(2048).optional(),
     tags: z.array(z.string().min(1).max(40)).max(30).default([]),
-    metadata: z.object({ categories: z.array(z.string().regex(NAME_PATTERN)).max(17).default([]) }).strict().default({ categories: [] }),
+    metadata: z
+      .object({ categories: z.array(z.string().regex(NAME_PATTERN)).max(17).default([]) })
+      .strict()
+      .default({ categories: [] }),
     web: z
-      .object({ port_field: FieldId.optional(), port: z.number().int().min(1).max(65535).optional(), scheme: z.enum(['http', 'https']).default('http'), path: z.string().startsWith('/').max(500).default('/') })
+      .object({
+        port_field: FieldId.optional(),
+        port: z.number().int().min(1).max(65535).optional(),
+        scheme: z.enum(['http', 'https']).default('http'),
+        path: z.string().startsWith('/').max(500).default('/'),
+      })
       .strict()
       .optional(),
     fields: z.array(TemplateField).max(200).default([]),

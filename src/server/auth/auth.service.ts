@@ -35,12 +35,7 @@ export function validateCredentialsInput(username: string, password: string): vo
   }
 }
 
-export function createAuthService(deps: {
-  users: UsersRepo;
-  sessions: SessionsRepo;
-  events: EventBus;
-  clock: () => Date;
-}) {
+export function createAuthService(deps: { users: UsersRepo; sessions: SessionsRepo; events: EventBus; clock: () => Date }) {
   const { users, sessions, events, clock } = deps;
   const limiter = createLoginLimiter({ max: 5, windowMs: 60_000 });
 

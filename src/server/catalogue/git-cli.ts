@@ -9,14 +9,22 @@ const BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,255}$/;
 
 /** Options that make every git call safe whatever the user's config: no hooks, no exotic transports. */
 const SAFE_CONFIG = [
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'protocol.allow=never',
-  '-c', 'protocol.https.allow=always',
-  '-c', 'protocol.http.allow=always',
-  '-c', 'protocol.ssh.allow=always',
-  '-c', 'core.symlinks=false',
-  '-c', 'submodule.recurse=false',
-  '-c', 'credential.helper=',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'protocol.https.allow=always',
+  '-c',
+  'protocol.http.allow=always',
+  '-c',
+  'protocol.ssh.allow=always',
+  '-c',
+  'core.symlinks=false',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'credential.helper=',
 ];
 
 function gitEnv(token: string | undefined): NodeJS.ProcessEnv {

@@ -13,7 +13,8 @@ export function checkGitUrl(raw: string): GitUrlKind {
   const refuse = (why: string) => new AppError('invalid_git_url', `git URL refused: ${why}`, { params: { url: redactUrl(url) }, fields: ['url'] });
   if (url !== raw || url.length === 0) throw refuse('it is empty or has surrounding white space');
   if (url.startsWith('-')) throw refuse('it looks like a command-line option');
-  if (/[\s\0\\]/.test(url) || /[\x00-\x1f\x7f]/.test(url)) throw refuse('it contains white space or control characters');
+  if (/[\s\\]/.test(url) || [...url].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
+    throw refuse('it contains white space or control characters');
   if (/^ext::/i.test(url) || url.includes('::')) throw refuse('the ext:: transport runs commands and is not allowed');
   if (/^file:/i.test(url)) throw refuse('file:// addresses are not allowed');
   if (/^(https?|ssh):\/\//i.test(url)) {

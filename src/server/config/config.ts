@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
+import { detectTimezone } from './timezone.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -16,6 +17,8 @@ const EnvSchema = z.object({
   DOCKER_HOST: z.string().min(1).optional(),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_COMPOSE: z.enum(['auto', 'v2', 'v1']).default('auto'),
+  TZ: z.string().optional(),
+  AUTO_SYNC_ON_BOOT: z.enum(['0', '1', 'true', 'false']).optional(),
 });
 
 /** Where the engine lives: a unix socket or a tcp host. Never a global; handed to the adapter. */
@@ -38,6 +41,8 @@ export interface Config {
   readonly logLevel: string;
   readonly compose: 'auto' | 'v2' | 'v1';
   readonly webDir: string;
+  readonly timezone: string;
+  readonly autoSyncOnBoot: boolean;
 }
 
 export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
@@ -81,6 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     logLevel: e.SVC_LOG_LEVEL,
     compose: e.SVC_COMPOSE,
     webDir: join(rootDir, 'dist', 'web'),
+    timezone: detectTimezone(e.TZ),
+    autoSyncOnBoot: e.AUTO_SYNC_ON_BOOT === '1' || e.AUTO_SYNC_ON_BOOT === 'true',
   });
 }
 

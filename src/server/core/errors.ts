@@ -6,11 +6,7 @@ export class AppError extends Error {
   readonly params: ErrorParams;
   readonly fields: string[];
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { params?: ErrorParams; fields?: string[]; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, opts: { params?: ErrorParams; fields?: string[]; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;

@@ -2,14 +2,7 @@ import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import type { EngineEndpoint } from '../config/config.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
-import {
-  COMPOSE_PROJECT_LABEL,
-  COMPOSE_SERVICE_LABEL,
-  COMPOSE_WORKDIR_LABEL,
-  type ContainerSummary,
-  type Engine,
-  type LogOptions,
-} from './engine.ts';
+import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKDIR_LABEL, type ContainerSummary, type Engine, type LogOptions } from './engine.ts';
 
 interface DockerErr {
   statusCode?: number;
@@ -69,7 +62,11 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return { version: v.Version, apiVersion: v.ApiVersion };
     },
     async listContainers(opts = {}) {
-      const filters = opts.composeOnly ? { label: [COMPOSE_PROJECT_LABEL] } : undefined;
+      const filters = opts.project
+        ? { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] }
+        : opts.composeOnly
+          ? { label: [COMPOSE_PROJECT_LABEL] }
+          : undefined;
       const list = await call(() => docker.listContainers({ all: true, ...(filters ? { filters } : {}) }));
       return list.map(summarise);
     },

@@ -34,8 +34,11 @@ export interface LogOptions {
 
 export interface Engine {
   ping(): Promise<EngineInfo>;
-  /** One listing of every container; `composeOnly` filters on the compose project label in the engine. */
-  listContainers(opts?: { composeOnly?: boolean }): Promise<ContainerSummary[]>;
+  /**
+   * One listing of every container; `composeOnly` filters on the compose project label in the
+   * engine, `project` on one project's label value.
+   */
+  listContainers(opts?: { composeOnly?: boolean; project?: string }): Promise<ContainerSummary[]>;
   inspectContainer(id: string): Promise<Record<string, unknown>>;
   startContainer(id: string): Promise<void>;
   stopContainer(id: string): Promise<void>;

@@ -11,13 +11,14 @@ import { catalogueRoutes } from './routes/catalogue.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
-import { serveWeb } from './static.ts';
 import type { Services } from './services.ts';
+import { serveWeb } from './static.ts';
 
 export interface HttpOptions {
   logger: Logger;
   version: string;
   webDir: string;
+  prefill: { dataDir: string; uid: number; gid: number };
   /** The peer address of a request; node-server provides it, in-process tests do not. */
   peerAddress?: (req: Request, env: unknown) => string | undefined;
 }
@@ -58,9 +59,9 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   );
   app.use('/api/*', sessionMiddleware(services.auth));
 
-  systemRoutes(app, opts.version);
+  systemRoutes(app, opts.version, services);
   authRoutes(app, services.auth);
-  catalogueRoutes(app, services);
+  catalogueRoutes(app, services, opts.prefill);
   stacksRoutes(app, services);
   jobsRoutes(app, services.jobs);
 

@@ -76,7 +76,15 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       repo.finish(id, state, now(), error);
       if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
       bus.emit(id);
-      if (state === 'failed') events.emit({ type: 'job.failed', actor: spec.actor, source: 'jobs', target: spec.stack ?? spec.kind, status: 'failed', detail: { kind: spec.kind, job: id } });
+      if (state === 'failed')
+        events.emit({
+          type: 'job.failed',
+          actor: spec.actor,
+          source: 'jobs',
+          target: spec.stack ?? spec.kind,
+          status: 'failed',
+          detail: { kind: spec.kind, job: id },
+        });
     };
     const p = (async () => {
       await Promise.resolve();

@@ -68,10 +68,38 @@ function renderTokens(tokens: Token[], values: Record<string, FieldValue>, place
 }
 
 /** Keys a dropped block may leave empty; only these are cleaned, so a bare named volume survives. */
-const SERVICE_KEYS = new Set(['environment', 'ports', 'volumes', 'labels', 'depends_on', 'devices', 'networks', 'command', 'entrypoint', 'extra_hosts', 'cap_add', 'cap_drop', 'healthcheck', 'env_file', 'dns', 'expose', 'secrets', 'configs', 'sysctls', 'ulimits', 'tmpfs', 'logging', 'deploy']);
+const SERVICE_KEYS = new Set([
+  'environment',
+  'ports',
+  'volumes',
+  'labels',
+  'depends_on',
+  'devices',
+  'networks',
+  'command',
+  'entrypoint',
+  'extra_hosts',
+  'cap_add',
+  'cap_drop',
+  'healthcheck',
+  'env_file',
+  'dns',
+  'expose',
+  'secrets',
+  'configs',
+  'sysctls',
+  'ulimits',
+  'tmpfs',
+  'logging',
+  'deploy',
+]);
 const TOP_KEYS = new Set(['services', 'volumes', 'networks', 'secrets', 'configs']);
 
-const isEmpty = (v: unknown) => v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === null ||
+  v === undefined ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
 
 function cleanEmpty(doc: Record<string, unknown>): void {
   const services = doc.services;
@@ -161,4 +189,3 @@ export function renderTemplate(input: RenderInput): RenderOutput {
   if (!fields.some((f) => f.id === 'tz' || f.id === 'timezone')) addTimezone(root, input.timezone);
   return { compose: stringifyCompose(root), env, secretEnv };
 }
-

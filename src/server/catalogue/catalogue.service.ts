@@ -1,0 +1,198 @@
+import { rmSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import type { JobT, RepoT } from '../../shared/api.ts';
+import { isOutdated } from '../../shared/version.ts';
+import { AppError, errorMessage, notFound } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import { type LoadedTemplate, loadTemplate } from '../templates/load.ts';
+import { type IndexedApp, indexRepo, type RepoIndex, readCacheVersion } from './app-index.ts';
+import type { Git } from './git.ts';
+import { checkGitUrl, redactUrl } from './git-url.ts';
+import type { RepoRecord, ReposRepo } from './repos.repo.ts';
+
+export interface RepoInputT {
+  name: string;
+  url: string;
+  branch?: string | undefined;
+  subdirectory?: string | undefined;
+  token?: string | undefined;
+  pinned_commit?: string | undefined;
+}
+
+/** A relative folder inside the repo; refuses absolute paths and `..`. */
+export function checkSubdirectory(raw: string | undefined): string {
+  const s = (raw ?? '')
+    .trim()
+    .replace(/^\.\/?/, '')
+    .replace(/\/+$/, '');
+  if (s === '') return '';
+  const n = normalize(s);
+  if (s.startsWith('/') || n.startsWith('..') || n.split('/').includes('..') || /[\0\\]/.test(s)) {
+    throw new AppError('validation', `subdirectory '${raw}' must be a folder inside the repository`, { fields: ['subdirectory'] });
+  }
+  return n;
+}
+
+function slugify(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|-+$/g, '')
+    .slice(0, 50);
+  return s || 'repo';
+}
+
+/** Template repos, their git caches, and the app index read from the caches. */
+export function createCatalogueService(deps: {
+  repos: ReposRepo;
+  git: Git;
+  jobs: JobsService;
+  events: EventBus;
+  cacheDir: string;
+  version: string;
+  clock: () => Date;
+}) {
+  const { repos, git, jobs, events, cacheDir, version, clock } = deps;
+  const locks = new Map<string, Promise<unknown>>();
+  const indexes = new Map<string, { commit: string | null; index: RepoIndex }>();
+
+  const cachePath = (id: string) => join(cacheDir, id);
+  const appsDir = (r: RepoRecord) => join(cachePath(r.id), r.subdirectory);
+
+  /** One git operation per repo cache at a time. */
+  function locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const prev = locks.get(id) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(fn);
+    locks.set(id, next);
+    void next.finally(() => locks.get(id) === next && locks.delete(id)).catch(() => undefined);
+    return next;
+  }
+
+  function present(r: RepoRecord): RepoT {
+    const outdated = isOutdated(r.cacheVersion, version);
+    return {
+      id: r.id,
+      name: r.name,
+      url: redactUrl(r.url),
+      branch: r.branch,
+      subdirectory: r.subdirectory,
+      has_token: r.token !== null && r.token !== '',
+      pinned_commit: r.pinnedCommit,
+      status: { commit: r.commit, commit_date: r.commitDate, synced_at: r.syncedAt, version: r.cacheVersion, outdated, error: r.lastError },
+      outdated,
+    };
+  }
+
+  function get(id: string): RepoRecord {
+    const r = repos.get(id);
+    if (!r) throw notFound('repo', id);
+    return r;
+  }
+
+  async function syncNow(r: RepoRecord, ctx: JobContext | null): Promise<void> {
+    const source = { url: r.url, branch: r.branch, token: r.token ?? undefined, pinnedCommit: r.pinnedCommit ?? undefined };
+    const dir = cachePath(r.id);
+    let commit: { sha: string; date: string };
+    try {
+      commit = await git.sync(source, dir);
+    } catch (first) {
+      // Any failure: discard the cache and fetch it whole once more.
+      ctx?.log(`sync failed (${errorMessage(first)}); discarding the cache and fetching again`);
+      rmSync(dir, { recursive: true, force: true });
+      try {
+        commit = await git.sync(source, dir);
+      } catch (err) {
+        repos.failed(r.id, errorMessage(err));
+        throw err;
+      }
+    }
+    repos.synced(r.id, clock().toISOString(), commit.sha, commit.date, readCacheVersion(dir));
+    indexes.delete(r.id);
+    const idx = index(get(r.id));
+    ctx?.log(`${r.name}: commit ${commit.sha.slice(0, 12)}, ${idx.apps.length} apps${idx.errors.length ? `, ${idx.errors.length} broken` : ''}`);
+    for (const e of idx.errors) ctx?.log(`  ${e.app}: ${e.error}`);
+  }
+
+  function startSync(actor: Actor | null, id: string): JobT {
+    return jobs.start({ kind: 'repo.sync', stack: null, actor }, async (ctx) => {
+      const r = get(id);
+      if (r.token) ctx.mask(r.token);
+      ctx.log(`fetching ${redactUrl(r.url)} (${r.branch})`);
+      await locked(id, () => syncNow(get(id), ctx));
+    });
+  }
+
+  function index(r: RepoRecord): RepoIndex {
+    const cached = indexes.get(r.id);
+    if (cached && cached.commit === r.commit) return cached.index;
+    const idx = r.commit ? indexRepo(r.id, appsDir(r)) : { apps: [], errors: [] };
+    indexes.set(r.id, { commit: r.commit, index: idx });
+    return idx;
+  }
+
+  function validated(input: RepoInputT) {
+    checkGitUrl(input.url);
+    return {
+      name: input.name.trim(),
+      url: input.url,
+      branch: input.branch?.trim() || 'main',
+      subdirectory: checkSubdirectory(input.subdirectory),
+      pinnedCommit: input.pinned_commit ?? null,
+    };
+  }
+
+  return {
+    list: (): RepoT[] => repos.list().map(present),
+    get: (id: string): RepoT => present(get(id)),
+
+    add(actor: Actor, input: RepoInputT): { repo: RepoT; job: JobT } {
+      const v = validated(input);
+      const base = slugify(v.name);
+      let id = base;
+      for (let n = 2; repos.get(id); n++) id = `${base}-${n}`;
+      repos.insert({ id, ...v, token: input.token || null, createdAt: clock().toISOString() });
+      events.emit({ type: 'repo.added', actor, source: 'catalogue', target: id, status: 'ok' });
+      return { repo: present(get(id)), job: startSync(actor, id) };
+    },
+
+    edit(actor: Actor, id: string, input: RepoInputT): { repo: RepoT; job: JobT } {
+      const old = get(id);
+      const v = validated({ ...input, url: input.url || old.url });
+      // An empty token keeps the stored one: the interface never receives it to send back.
+      repos.update({ id, ...v, token: input.token ? input.token : old.token });
+      events.emit({ type: 'repo.edited', actor, source: 'catalogue', target: id, status: 'ok', detail: { action: 'edit' } });
+      return { repo: present(get(id)), job: startSync(actor, id) };
+    },
+
+    async remove(actor: Actor, id: string): Promise<void> {
+      get(id);
+      await locked(id, async () => {
+        repos.delete(id);
+        indexes.delete(id);
+        rmSync(cachePath(id), { recursive: true, force: true });
+        events.emit({ type: 'repo.deleted', actor, source: 'catalogue', target: id, status: 'ok' });
+      });
+    },
+
+    sync: (actor: Actor | null, id: string): JobT => {
+      get(id);
+      return startSync(actor, id);
+    },
+
+    /** Syncs every repo in the background (AUTO_SYNC_ON_BOOT). */
+    syncAll: (actor: Actor | null): JobT[] => repos.list().map((r) => startSync(actor, r.id)),
+
+    apps(): IndexedApp[] {
+      return repos.list().flatMap((r) => index(r).apps);
+    },
+
+    loadApp(repoId: string, app: string): LoadedTemplate & { repo: RepoRecord } {
+      const r = get(repoId);
+      if (!index(r).apps.some((a) => a.app === app)) throw notFound('app', `${repoId}/${app}`);
+      return { ...loadTemplate(join(appsDir(r), app), app), repo: r };
+    },
+  };
+}
+
+export type CatalogueService = ReturnType<typeof createCatalogueService>;

@@ -1,0 +1,117 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { InstallRequest, Job, JobAccepted, Repo, RepoInput, StoreApp } from '../../../shared/api.ts';
+import { TemplateFile } from '../../../shared/template.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { presentAppSchema } from '../presenters/app-schema.ts';
+import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const RepoId = z.object({ id: z.string().max(100) });
+const RepoAccepted = z.object({ repo: Repo, job: Job });
+
+const listRepos = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/repos',
+  tags: ['catalogue'],
+  summary: 'Template repos with cache status; tokens never returned',
+  responses: { 200: json(z.array(Repo)), ...PROBLEMS },
+});
+const addRepo = defineRoute('admin', {
+  method: 'post',
+  path: '/api/repos',
+  tags: ['catalogue'],
+  summary: 'Add a template repo and start its first sync',
+  request: { body: jsonBody(RepoInput) },
+  responses: { 202: json(RepoAccepted, 'added; sync job started'), ...PROBLEMS },
+});
+const editRepo = defineRoute('admin', {
+  method: 'put',
+  path: '/api/repos/{id}',
+  tags: ['catalogue'],
+  summary: 'Edit a repo (id unchanged; empty token keeps the stored one) and fetch it again',
+  request: { params: RepoId, body: jsonBody(RepoInput.extend({ url: z.string().max(2048).optional() })) },
+  responses: { 202: json(RepoAccepted), ...PROBLEMS },
+});
+const deleteRepo = defineRoute('admin', {
+  method: 'delete',
+  path: '/api/repos/{id}',
+  tags: ['catalogue'],
+  summary: 'Remove a repo and its cache',
+  request: { params: RepoId },
+  responses: { 204: { description: 'removed' }, ...PROBLEMS },
+});
+const syncRepo = defineRoute('operator', {
+  method: 'post',
+  path: '/api/repos/{id}/sync',
+  tags: ['catalogue'],
+  summary: 'Fetch the repo again',
+  request: { params: RepoId },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+const storeApps = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/store/apps',
+  tags: ['catalogue'],
+  summary: 'Every app of every repo cache',
+  responses: { 200: json(z.array(StoreApp)), ...PROBLEMS },
+});
+const AppSchema = z.object({
+  repo: z.string(),
+  app: z.string(),
+  template: TemplateFile,
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+const storeApp = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/store/apps/{repo}/{app}',
+  tags: ['catalogue'],
+  summary: "The app's form schema with pre-filled values",
+  request: { params: z.object({ repo: z.string().max(100), app: z.string().max(100) }) },
+  responses: { 200: json(AppSchema), ...PROBLEMS },
+});
+const install = defineRoute('operator', {
+  method: 'post',
+  path: '/api/store/install',
+  tags: ['catalogue'],
+  summary: 'Install an app from the store as a new stack',
+  request: { body: jsonBody(InstallRequest) },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+
+export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: { dataDir: string; uid: number; gid: number }): void {
+  app.openapi(listRepos, (c) => c.json(s.catalogue.list(), 200));
+  app.openapi(addRepo, (c) => c.json(s.catalogue.add(actorOf(c), c.req.valid('json')), 202));
+  app.openapi(editRepo, (c) => {
+    const body = c.req.valid('json');
+    return c.json(s.catalogue.edit(actorOf(c), c.req.valid('param').id, { ...body, url: body.url ?? '' }), 202);
+  });
+  app.openapi(deleteRepo, async (c) => {
+    await s.catalogue.remove(actorOf(c), c.req.valid('param').id);
+    return c.body(null, 204);
+  });
+  app.openapi(syncRepo, (c) => c.json({ job: s.catalogue.sync(actorOf(c), c.req.valid('param').id) }, 202));
+  app.openapi(storeApps, async (c) => {
+    const stacks = await s.stacks.list('');
+    return c.json(
+      s.catalogue.apps().map((a) => ({
+        repo: a.repo,
+        app: a.app,
+        name: a.template.name,
+        description: typeof a.template.description === 'string' ? a.template.description : a.template.description.en,
+        version: a.template.version,
+        icon: a.template.icon ?? null,
+        tags: a.template.tags,
+        categories: a.template.metadata.categories.length ? a.template.metadata.categories : ['overig'],
+        installed: stacks.filter((st) => st.source?.repo === a.repo && st.source.app === a.app).map((st) => st.name),
+      })),
+      200,
+    );
+  });
+  app.openapi(storeApp, (c) => {
+    const { repo, app: name } = c.req.valid('param');
+    const loaded = s.catalogue.loadApp(repo, name);
+    return c.json(presentAppSchema(repo, name, loaded.template, prefill), 200);
+  });
+  app.openapi(install, (c) => c.json({ job: s.stacks.install(actorOf(c), c.req.valid('json')) }, 202));
+}

@@ -1,0 +1,55 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { JobAccepted, Stack, StackDetail } from '../../../shared/api.ts';
+import type { StackOp } from '../../stacks/stacks.service.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const list = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/stacks',
+  tags: ['stacks'],
+  summary: 'Installed apps; one container listing serves the whole list',
+  responses: { 200: json(z.array(Stack)), ...PROBLEMS },
+});
+const one = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/stacks/{name}',
+  tags: ['stacks'],
+  summary: 'One app with its containers',
+  request: { params: NameParam },
+  responses: { 200: json(StackDetail), ...PROBLEMS },
+});
+const opRoute = (op: StackOp) =>
+  defineRoute('operator', {
+    method: 'post',
+    path: `/api/stacks/{name}/${op}`,
+    tags: ['stacks'],
+    summary: `${op[0]?.toUpperCase()}${op.slice(1)} an app (job)`,
+    request: { params: NameParam },
+    responses: { 202: json(JobAccepted), ...PROBLEMS },
+  });
+const remove = defineRoute('operator', {
+  method: 'delete',
+  path: '/api/stacks/{name}',
+  tags: ['stacks'],
+  summary: 'Remove an app: containers and folder; remove_data=1 also its app data (job)',
+  request: { params: NameParam, query: z.object({ remove_data: z.enum(['0', '1']).optional(), backup: z.enum(['0', '1']).optional() }) },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+
+const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
+
+export function stacksRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+  app.openapi(list, async (c) => c.json(await s.stacks.list(hostOf(c)), 200));
+  app.openapi(one, async (c) => c.json(await s.stacks.get(c.req.valid('param').name, hostOf(c)), 200));
+  for (const op of ['start', 'stop', 'restart'] as const) {
+    app.openapi(opRoute(op), (c) => c.json({ job: s.stacks.operate(actorOf(c), c.req.valid('param').name, op) }, 202));
+  }
+  app.openapi(remove, (c) => {
+    const q = c.req.valid('query');
+    return c.json({ job: s.stacks.remove(actorOf(c), c.req.valid('param').name, { removeData: q.remove_data === '1' }) }, 202);
+  });
+}

@@ -1,0 +1,47 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { Health } from '../../../shared/api.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { AppEnv } from '../context.ts';
+import { defineRoute, json, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const health = defineRoute('public', {
+  method: 'get',
+  path: '/healthz',
+  tags: ['system'],
+  summary: 'Liveness and version; asks nothing of the engine',
+  responses: { 200: json(Health) },
+});
+
+const EngineCheck = z.object({
+  reachable: z.boolean(),
+  version: z.string().nullable(),
+  api_version: z.string().nullable(),
+  compose: z.enum(['v2', 'v1']).nullable(),
+  error: z.string().nullable(),
+});
+const engineCheck = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/engine/check',
+  tags: ['system'],
+  summary: 'Whether the engine answers, its version and the compose variant found',
+  responses: { 200: json(EngineCheck), ...PROBLEMS },
+});
+
+export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose'>): void {
+  app.openapi(health, (c) => c.json({ status: 'ok' as const, version }, 200));
+  app.openapi(engineCheck, async (c) => {
+    const [info, compose] = await Promise.allSettled([services.engine.ping(), services.compose.variant()]);
+    return c.json(
+      {
+        reachable: info.status === 'fulfilled',
+        version: info.status === 'fulfilled' ? info.value.version : null,
+        api_version: info.status === 'fulfilled' ? info.value.apiVersion : null,
+        compose: compose.status === 'fulfilled' ? compose.value : null,
+        error: info.status === 'rejected' ? errorMessage(info.reason) : compose.status === 'rejected' ? errorMessage(compose.reason) : null,
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,16 @@
+import type { AuthService } from '../auth/auth.service.ts';
+import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import type { Compose } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { JobsService } from '../jobs/jobs.service.ts';
+import type { StacksService } from '../stacks/stacks.service.ts';
+
+/** Everything the routes may call; built once in main.ts. */
+export interface Services {
+  auth: AuthService;
+  catalogue: CatalogueService;
+  stacks: StacksService;
+  jobs: JobsService;
+  engine: Engine;
+  compose: Compose;
+}

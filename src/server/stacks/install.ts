@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { allFields, type RenderOutput, renderTemplate } from '../templates/render.ts';
+import { type PrefillContext, resolveValues } from '../templates/values.ts';
+import { COMPOSE_FILE, ENV_FILE, envText, META_FILE, type StackMetaT } from './stack-files.ts';
+
+export interface PreparedInstall {
+  name: string;
+  render: RenderOutput;
+  meta: StackMetaT;
+  secrets: string[];
+}
+
+/** Resolves and renders everything before any directory exists, so bad input leaves nothing behind. */
+export function prepareInstall(input: {
+  name: string;
+  source: { repo: string; app: string; commit: string | null };
+  template: TemplateFileT;
+  compose: string;
+  values: Record<string, FieldValue>;
+  prefill: PrefillContext;
+  timezone: string;
+  now: Date;
+}): PreparedInstall {
+  const { template } = input;
+  const values = resolveValues(template, input.values, input.prefill);
+  const render = renderTemplate({ template, compose: input.compose, values, timezone: input.timezone });
+  const fields = allFields(template);
+  const secretIds = new Set(fields.filter((f) => f.secret).map((f) => f.id));
+  const publicValues: Record<string, FieldValue> = {};
+  const types: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) {
+    types[k] = typeof v;
+    if (!secretIds.has(k)) publicValues[k] = v;
+  }
+  const web = template.web;
+  const webPort = web ? (web.port_field ? Number(values[web.port_field]) : (web.port ?? NaN)) : NaN;
+  const meta: StackMetaT = {
+    format: 1,
+    source: input.source,
+    values: publicValues,
+    value_types: types,
+    secret_env: render.secretEnv,
+    services: {},
+    networks: [],
+    web: web && Number.isInteger(webPort) ? { scheme: web.scheme, port: webPort, path: web.path } : null,
+    categories: template.metadata.categories,
+    template_version: template.version,
+    installed_at: input.now.toISOString(),
+  };
+  const secrets = [...secretIds].map((id) => String(values[id] ?? '')).filter((s) => s.length > 0);
+  return { name: input.name, render, meta, secrets };
+}
+
+/** Writes the stack folder into a temp folder first and renames it into place: never half-written. */
+export function writeStackDir(libraryDir: string, p: PreparedInstall): string {
+  const final = join(libraryDir, p.name);
+  const tmp = join(libraryDir, `.tmp-${p.name}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(tmp, { mode: 0o755 });
+  try {
+    writeFileAtomic(join(tmp, COMPOSE_FILE), p.render.compose, 0o644);
+    writeFileAtomic(join(tmp, ENV_FILE), envText(p.render.env), 0o600);
+    writeFileAtomic(join(tmp, META_FILE), `${JSON.stringify(p.meta, null, 2)}\n`, 0o600);
+    if (existsSync(final)) throw new Error(`'${final}' appeared while installing`);
+    renameSync(tmp, final);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  return final;
+}

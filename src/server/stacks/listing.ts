@@ -1,0 +1,109 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StackDetailT, StackT } from '../../shared/api.ts';
+import { isSafeName } from '../../shared/names.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import { composePath, isDirectory, META_FILE, readComposeSummary, readMeta } from './stack-files.ts';
+
+type Status = StackT['status'];
+
+/** Concurrent callers share one engine listing instead of each asking the engine. */
+export function sharedListing(engine: Engine): () => Promise<ContainerSummary[]> {
+  let inflight: Promise<ContainerSummary[]> | null = null;
+  return () => {
+    inflight ??= engine.listContainers({ composeOnly: true }).finally(() => {
+      inflight = null;
+    });
+    return inflight;
+  };
+}
+
+export function statusOf(services: string[], containers: ContainerSummary[]): Status {
+  if (containers.length === 0) return 'stopped';
+  if (containers.some((c) => c.state === 'restarting')) return 'restarting';
+  const running = new Set(containers.filter((c) => c.state === 'running').map((c) => c.service));
+  const expected = services.length > 0 ? services : [...new Set(containers.map((c) => c.service))];
+  const up = expected.filter((s) => running.has(s)).length;
+  if (up === 0) return 'stopped';
+  return up === expected.length ? 'running' : 'partial';
+}
+
+/** Containers grouped by the stack they belong to: compose project name, or working dir under LIBRARY_DIR. */
+export function groupByStack(list: ContainerSummary[], libraryDir: string): Map<string, ContainerSummary[]> {
+  const groups = new Map<string, ContainerSummary[]>();
+  for (const c of list) {
+    const fromDir = c.workingDir?.startsWith(`${libraryDir}/`) ? c.workingDir.slice(libraryDir.length + 1).split('/')[0] : undefined;
+    const key = fromDir ?? c.project;
+    if (!key) continue;
+    const arr = groups.get(key) ?? [];
+    arr.push(c);
+    groups.set(key, arr);
+  }
+  return groups;
+}
+
+export function stackNames(libraryDir: string): string[] {
+  try {
+    return readdirSync(libraryDir)
+      .filter((n) => isSafeName(n) && isDirectory(join(libraryDir, n)))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export interface PresentOptions {
+  host: string;
+  repoStatus: (repo: string) => StackT['repo_status'];
+}
+
+/** One stack as the list shows it, from its files (cached by mtime) and its containers. */
+export function presentStack(libraryDir: string, name: string, containers: ContainerSummary[] | null, opts: PresentOptions): StackDetailT {
+  const dir = join(libraryDir, name);
+  const meta = readMeta(join(dir, META_FILE));
+  const file = composePath(dir);
+  const summary = file ? readComposeSummary(file) : null;
+  const services = summary?.services ?? [];
+  let status: Status;
+  let warning: string | null = null;
+  if (!file) {
+    status = 'missing_compose';
+    warning = 'this folder has no compose file';
+  } else if (!summary?.valid) {
+    status = containers === null ? 'unknown' : statusOf([], containers);
+    warning = 'the compose file cannot be read';
+  } else status = containers === null ? 'unknown' : statusOf(services, containers);
+  if (containers === null && file) warning = 'the container engine cannot be reached';
+  const web = meta?.web;
+  return {
+    name,
+    status,
+    services,
+    url: web ? `${web.scheme}://${opts.host}:${web.port}${web.path}` : null,
+    categories: meta?.categories.length ? meta.categories : ['overig'],
+    update: 'unknown',
+    source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
+    repo_status: meta?.source ? opts.repoStatus(meta.source.repo) : null,
+    adopted: false,
+    warning,
+    containers: (containers ?? []).map((c) => ({
+      id: c.id,
+      name: c.name,
+      service: c.service ?? '',
+      image: c.image,
+      state: c.state,
+      health: c.health,
+      ports: c.ports,
+    })),
+  };
+}
+
+export async function listingOrNull(list: () => Promise<ContainerSummary[]>, onError: (msg: string) => void): Promise<ContainerSummary[] | null> {
+  try {
+    return await list();
+  } catch (err) {
+    onError(errorMessage(err));
+    return null;
+  }
+}

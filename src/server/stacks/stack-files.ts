@@ -1,0 +1,98 @@
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import type { FieldValue } from '../../shared/template.ts';
+
+export const COMPOSE_FILE = 'docker-compose.yml';
+export const ENV_FILE = '.env';
+export const META_FILE = '.svc.json';
+export const COMPOSE_NAMES = [COMPOSE_FILE, 'docker-compose.yaml', 'compose.yml', 'compose.yaml'];
+
+/** `.svc.json`: everything needed to reopen the form and re-apply choices; never a secret. */
+export const StackMeta = z.object({
+  format: z.literal(1),
+  source: z.object({ repo: z.string(), app: z.string(), commit: z.string().nullable() }).nullable(),
+  values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  value_types: z.record(z.string(), z.string()),
+  secret_env: z.record(z.string(), z.string()),
+  services: z.record(
+    z.string(),
+    z.object({
+      shared_network: z.boolean().optional(),
+      tag: z.string().optional(),
+      volumes: z.array(z.object({ host: z.string(), container: z.string(), read_only: z.boolean() })).optional(),
+      devices: z.array(z.string()).optional(),
+    }),
+  ),
+  networks: z.array(z.string()),
+  web: z.object({ scheme: z.string(), port: z.number(), path: z.string() }).nullable(),
+  categories: z.array(z.string()),
+  template_version: z.string().nullable(),
+  installed_at: z.string(),
+});
+export type StackMetaT = z.infer<typeof StackMeta>;
+
+export function composePath(dir: string): string | null {
+  for (const n of COMPOSE_NAMES) if (existsSync(join(dir, n))) return join(dir, n);
+  return null;
+}
+
+/** Parsed files cached by path and modification time, so the list endpoints never re-parse unchanged files. */
+export function createFileCache<T>(parseText: (text: string) => T) {
+  const cache = new Map<string, { mtimeMs: number; size: number; value: T }>();
+  return (path: string): T | null => {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path);
+    } catch {
+      cache.delete(path);
+      return null;
+    }
+    const hit = cache.get(path);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.value;
+    let value: T;
+    try {
+      value = parseText(readFileSync(path, 'utf8'));
+    } catch {
+      cache.delete(path);
+      return null;
+    }
+    cache.set(path, { mtimeMs: st.mtimeMs, size: st.size, value });
+    return value;
+  };
+}
+
+export interface ComposeSummary {
+  services: string[];
+  valid: boolean;
+}
+
+export const readComposeSummary = createFileCache<ComposeSummary>((text) => {
+  const doc = parse(text) as { services?: Record<string, unknown> } | null;
+  const services = doc && typeof doc.services === 'object' && doc.services !== null ? Object.keys(doc.services) : [];
+  return { services, valid: services.length > 0 };
+});
+
+export const readMeta = createFileCache<StackMetaT | null>((text) => {
+  const r = StackMeta.safeParse(JSON.parse(text));
+  return r.success ? r.data : null;
+});
+
+export const isDirectory = (p: string): boolean => {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** `.env` text: one KEY='value' line per secret; values were checked to hold no quote or newline. */
+export function envText(env: Record<string, string>): string {
+  return Object.entries(env)
+    .map(([k, v]) => `${k}='${v}'`)
+    .join('\n')
+    .concat(Object.keys(env).length ? '\n' : '');
+}
+
+export type Values = Record<string, FieldValue>;

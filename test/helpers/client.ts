@@ -1,0 +1,56 @@
+/** A tiny API client for tests: keeps the session cookie and sends the CSRF token like the interface does. */
+export interface ApiAnswer<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export class ApiClient {
+  cookie = '';
+  csrf = '';
+  constructor(readonly base: string) {}
+
+  async call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+    const h: Record<string, string> = { ...headers };
+    if (this.cookie) h.cookie = this.cookie;
+    if (method !== 'GET' && this.csrf && !('X-CSRF-Token' in h)) h['X-CSRF-Token'] = this.csrf;
+    if (body !== undefined && !h['content-type']) h['content-type'] = 'application/json';
+    const res = await fetch(this.base + path, {
+      method,
+      headers: h,
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const set = res.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0] ?? '';
+    const type = res.headers.get('content-type') ?? '';
+    const parsed = type.includes('json') ? await res.json() : await res.text();
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  get = <T = any>(path: string) => this.call<T>('GET', path);
+  post = <T = any>(path: string, body: unknown = {}) => this.call<T>('POST', path, body);
+  put = <T = any>(path: string, body: unknown) => this.call<T>('PUT', path, body);
+  del = <T = any>(path: string) => this.call<T>('DELETE', path);
+
+  /** Creates the first account (or logs in when one exists) and keeps the session. */
+  async loginAs(username = 'admin', password = 'correct-horse-battery'): Promise<void> {
+    const status = await this.get<{ setup_required: boolean }>('/api/auth/status');
+    const r = await this.post<{ csrf: string }>(status.body.setup_required ? '/api/auth/setup' : '/api/auth/login', { username, password });
+    if (r.status !== 200 && r.status !== 201) throw new Error(`login failed: ${r.status} ${JSON.stringify(r.body)}`);
+    this.csrf = r.body.csrf;
+  }
+
+  /** Polls a job until it ends; returns the job and its whole log. */
+  async waitJob(id: string, timeoutMs = 120_000): Promise<{ state: string; log: string[]; error: string | null }> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const j = await this.get<{ state: string; error: string | null }>(`/api/jobs/${id}`);
+      if (!['queued', 'running'].includes(j.body.state)) {
+        const log = await this.get<{ lines: string[] }>(`/api/jobs/${id}/log?offset=0`);
+        return { state: j.body.state, log: log.body.lines, error: j.body.error };
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`job ${id} did not end within ${timeoutMs} ms`);
+  }
+}

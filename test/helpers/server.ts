@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { loadConfig } from '../../src/server/config/config.ts';
+import { createLogger } from '../../src/server/core/logger.ts';
+import { createKade, type Kade } from '../../src/server/kade.ts';
+
+export interface TestServer {
+  url: string;
+  baseDir: string;
+  stateDir: string;
+  kade: Kade;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real Kade on 127.0.0.1 with a random port and fresh folders. Pass `stateDir` to
+ * restart on the same state (the folders are then left for the caller to remove).
+ */
+export async function startTestServer(opts: { env?: Record<string, string>; stateDir?: string; baseDir?: string } = {}): Promise<TestServer> {
+  const root = mkdtempSync(join(tmpdir(), 'kade-test-'));
+  const baseDir = opts.baseDir ?? join(root, 'base');
+  const stateDir = opts.stateDir ?? join(root, 'state');
+  const config = loadConfig(
+    { SVC_LOG_LEVEL: process.env.KADE_TEST_LOG ?? 'silent', ...opts.env, BASE_DIR: baseDir, SVC_DATA: stateDir, SVC_PORT: '1' },
+    process.cwd(),
+  );
+  const kade = createKade(config, createLogger(config.logLevel), {
+    peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
+  });
+  const server = serve({ fetch: kade.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    baseDir,
+    stateDir,
+    kade,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await kade.close();
+      if (!opts.stateDir && !opts.baseDir) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
