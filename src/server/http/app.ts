@@ -24,6 +24,10 @@ export interface HttpOptions {
 }
 
 const MAX_BODY = 1024 * 1024;
+const NAME_FIELDS = new Set(['name', 'username', 'repo', 'app']);
+
+/** A name that fails its pattern gets its own code, so the interface can explain the naming rule. */
+const isNameIssue = (i: { code: string; path: PropertyKey[] }) => i.code === 'invalid_format' && NAME_FIELDS.has(String(i.path.at(-1)));
 
 /** Builds the whole HTTP application: middleware, every route, the web interface. */
 export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHono<AppEnv> {
@@ -34,7 +38,8 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
         const fields = [...new Set(issues.map((i) => i.path.join('.')).filter(Boolean))];
         const first = issues[0];
         const where = first?.path.length ? `${first.path.join('.')}: ` : '';
-        throw new AppError('validation', `${where}${first?.message ?? 'invalid input'}`, { fields });
+        const code = first && isNameIssue(first) ? 'invalid_name' : 'validation';
+        throw new AppError(code, `${where}${first?.message ?? 'invalid input'}`, { fields });
       }
     },
   });

@@ -51,6 +51,8 @@ export function problemResponse(c: Context<AppEnv>, err: AppError): Response {
   const body = toProblem(err);
   const status = STATUS[err.code];
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
+  // The unread rest of a too-large body is dropped with the connection; tell the client not to reuse it.
+  if (err.code === 'payload_too_large') headers.Connection = 'close';
   if (err.code === 'rate_limited' && typeof err.params.retry_after === 'number') {
     headers['Retry-After'] = String(err.params.retry_after);
   }
