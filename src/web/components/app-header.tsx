@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import type { UserT } from '../api.ts';
+import { isMessageKey, t } from '../i18n.ts';
+import { onLinkClick } from '../router.ts';
+import { Brand } from './brand.tsx';
+import './app-header.css';
+import { LanguageSwitch } from './language-switch.tsx';
+
+interface Props {
+  user: UserT;
+  path: string;
+  onLogout: () => Promise<void>;
+}
+
+export function AppHeader({ user, path, onLogout }: Props) {
+  const [busy, setBusy] = useState(false);
+  const roleKey = `role.${user.role}`;
+  const role = isMessageKey(roleKey) ? t(roleKey) : user.role;
+  const logout = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await onLogout();
+    } finally {
+      setBusy(false);
+    }
+  };
+  const appsCurrent = path === '/' || path.startsWith('/apps');
+  return (
+    <header class="app-header">
+      <div class="app-header-inner">
+        <a href="/" class="brand-link" onClick={onLinkClick}>
+          <Brand />
+        </a>
+        <nav aria-label={t('nav.label')} class="main-nav">
+          <a href="/apps" onClick={onLinkClick} aria-current={appsCurrent ? 'page' : undefined}>
+            {t('nav.apps')}
+          </a>
+        </nav>
+        <div class="header-tools">
+          <p class="user" data-testid="current-user">
+            <span class="sr-only">{t('header.user_label')} </span>
+            <span class="user-name">{user.name}</span>
+            <span class="role-badge">{role}</span>
+          </p>
+          <LanguageSwitch />
+          <button type="button" class="btn btn-quiet" onClick={() => void logout()} aria-busy={busy}>
+            {busy ? t('header.logging_out') : t('header.logout')}
+          </button>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,76 @@
+import type { ComponentChildren } from 'preact';
+import { ApiError } from '../api.ts';
+import { isMessageKey, t } from '../i18n.ts';
+
+// Codes whose translated text is generic; the server's English detail then says what exactly went wrong.
+const DETAIL_HELPS = new Set([
+  'validation',
+  'invalid_json',
+  'conflict',
+  'engine_unreachable',
+  'registry_unreachable',
+  'git_failed',
+  'invalid_git_url',
+  'template_invalid',
+  'compose_invalid',
+  'disk_full',
+  'internal',
+  'unexpected',
+]);
+
+/** The translated main line for any thrown value; the server's detail when the code is unknown to us. */
+export function errorText(err: unknown): string {
+  if (!(err instanceof ApiError)) return t('error.unexpected', { status: '?' });
+  const params = { ...err.params };
+  if (typeof params.role === 'string') {
+    const roleKey = `role.${params.role}`;
+    if (isMessageKey(roleKey)) params.role = t(roleKey);
+  }
+  const key = `error.${err.code}`;
+  if (isMessageKey(key)) return t(key, params);
+  return err.detail || t('error.unexpected', { status: err.status });
+}
+
+/** The server's own explanation, shown under the translated text where it adds something. */
+export function errorDetail(err: unknown): string | null {
+  if (!(err instanceof ApiError) || !err.detail || !DETAIL_HELPS.has(err.code)) return null;
+  return err.detail;
+}
+
+/** Fields the server named as offending, for aria-invalid on the inputs. */
+export function errorFields(err: unknown): string[] {
+  return err instanceof ApiError ? err.fields : [];
+}
+
+interface ErrorMessageProps {
+  error: unknown;
+  id?: string;
+  /** Shows a close button; for errors that outlive the action that caused them. */
+  onDismiss?: () => void;
+}
+
+/** An error announced to screen readers, with the server's reason when it helps. */
+export function ErrorMessage({ error, id, onDismiss }: ErrorMessageProps) {
+  if (error === null || error === undefined) return null;
+  const detail = errorDetail(error);
+  return (
+    <AlertBox id={id} onDismiss={onDismiss}>
+      <p>{errorText(error)}</p>
+      {detail && <p class="error-detail">{t('error.details', { detail })}</p>}
+    </AlertBox>
+  );
+}
+
+/** The red box every refusal and failure is shown in. */
+export function AlertBox({ id, onDismiss, children }: { id?: string | undefined; onDismiss?: (() => void) | undefined; children: ComponentChildren }) {
+  return (
+    <div class={onDismiss ? 'error error-dismissable' : 'error'} role="alert" id={id}>
+      <div class="error-body">{children}</div>
+      {onDismiss && (
+        <button type="button" class="btn btn-quiet btn-small" onClick={onDismiss}>
+          {t('job.dismiss')}
+        </button>
+      )}
+    </div>
+  );
+}

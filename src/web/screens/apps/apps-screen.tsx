@@ -1,0 +1,57 @@
+import { roleAllows } from '../../../shared/roles.ts';
+import type { UserT } from '../../api.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { formatTime, t } from '../../i18n.ts';
+import { StackRow } from './stack-row.tsx';
+import { useStackJobs } from './use-stack-jobs.ts';
+import { useStacks } from './use-stacks.ts';
+import './apps.css';
+
+/** The installed apps with their status and start/stop/restart. */
+export function AppsScreen({ user }: { user: UserT }) {
+  const { stacks, error, checkedAt, reload } = useStacks();
+  const { byStack, run, dismiss } = useStackJobs(reload);
+  // Viewers may look but not act; hiding the buttons is kinder than a refusal after every click.
+  const canOperate = roleAllows(user.role, 'operator');
+
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {t('apps.title')}
+        </h1>
+        <div class="page-tools">
+          {checkedAt && <p class="muted small">{t('apps.checked_at', { time: formatTime(checkedAt) })}</p>}
+          <button type="button" class="btn btn-small" onClick={reload}>
+            {t('apps.refresh')}
+          </button>
+        </div>
+      </div>
+      <ErrorMessage error={error} />
+      {stacks === null && !error && (
+        <p class="muted" role="status">
+          {t('apps.loading')}
+        </p>
+      )}
+      {stacks !== null && stacks.length === 0 && (
+        <div class="empty card">
+          <p>{t('apps.empty')}</p>
+        </div>
+      )}
+      {stacks !== null && stacks.length > 0 && (
+        <ul class="stack-list" aria-label={t('apps.list_label')}>
+          {stacks.map((s) => (
+            <StackRow
+              key={s.name}
+              stack={s}
+              tracked={byStack[s.name]}
+              canOperate={canOperate}
+              onAction={(name, action) => void run(name, action)}
+              onDismiss={dismiss}
+            />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,115 @@
+import type { StackT } from '../../../shared/api.ts';
+import type { StackAction } from '../../api.ts';
+import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
+import { t } from '../../i18n.ts';
+import { isBusy, type TrackedJob } from './use-stack-jobs.ts';
+
+const ACTIONS: readonly StackAction[] = ['start', 'stop', 'restart'];
+
+interface Props {
+  stack: StackT;
+  tracked: TrackedJob | undefined;
+  canOperate: boolean;
+  onAction: (name: string, action: StackAction) => void;
+  onDismiss: (name: string) => void;
+}
+
+export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Props) {
+  const { name, status } = stack;
+  const broken = status === 'missing_compose';
+  const busy = isBusy(tracked);
+  const headingId = `stack-${name}`;
+  return (
+    <li class="stack" aria-labelledby={headingId} data-status={status}>
+      <div class="stack-main">
+        <h2 class="stack-name" id={headingId}>
+          {name}
+        </h2>
+        <StackMeta stack={stack} />
+      </div>
+      <p class="stack-status">
+        <span class={`dot dot-${status}`} aria-hidden="true" />
+        <span class="sr-only">{t('apps.status_label')}: </span>
+        {broken ? (
+          <>
+            <span aria-hidden="true">—</span>
+            <span class="sr-only">{t('status.missing_compose')}</span>
+          </>
+        ) : (
+          <span>{t(`status.${status}`)}</span>
+        )}
+      </p>
+      <div class="stack-link">
+        {stack.url && (
+          <a href={stack.url} target="_blank" rel="noopener noreferrer" aria-label={t('apps.open_label', { name })}>
+            {t('apps.open')} <span aria-hidden="true">↗</span>
+          </a>
+        )}
+      </div>
+      {!broken && canOperate && (
+        <fieldset class="stack-actions">
+          <legend class="sr-only">{t('apps.actions_label', { name })}</legend>
+          {ACTIONS.map((action) => (
+            <button
+              key={action}
+              type="button"
+              class="btn btn-small"
+              aria-label={t(`apps.${action}_label`, { name })}
+              aria-disabled={busy}
+              onClick={() => !busy && onAction(name, action)}
+            >
+              {t(`apps.${action}`)}
+            </button>
+          ))}
+        </fieldset>
+      )}
+      {stack.warning && <p class="stack-warning">{stack.warning}</p>}
+      <JobLine name={name} tracked={tracked} onDismiss={onDismiss} />
+    </li>
+  );
+}
+
+function StackMeta({ stack }: { stack: StackT }) {
+  const parts: string[] = [t('apps.services', { count: stack.services.length })];
+  if (stack.source) parts.push(t('apps.source', { repo: stack.source.repo, app: stack.source.app }));
+  if (stack.adopted) parts.push(t('apps.adopted'));
+  return (
+    <p class="stack-meta">
+      {parts.join(' · ')}
+      {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
+    </p>
+  );
+}
+
+/** Progress and outcome of the last action; the live region exists always so changes are announced. */
+function JobLine({ name, tracked, onDismiss }: { name: string; tracked: TrackedJob | undefined; onDismiss: (n: string) => void }) {
+  const dismiss = () => onDismiss(name);
+  if (tracked && tracked.error !== null) {
+    return (
+      <div class="stack-job">
+        <p role="status" class="job-line" />
+        <ErrorMessage error={tracked.error} onDismiss={dismiss} />
+      </div>
+    );
+  }
+  const job = tracked?.job ?? null;
+  const failed = job?.state === 'failed' || job?.state === 'interrupted';
+  let text = '';
+  if (tracked && !failed) {
+    const done = job?.state === 'succeeded';
+    text = t(done ? `job.succeeded.${tracked.action}` : `job.running.${tracked.action}`, { name });
+  }
+  return (
+    <div class="stack-job">
+      <p role="status" class="job-line">
+        {isBusy(tracked) && <span class="spinner" aria-hidden="true" />}
+        {text}
+      </p>
+      {failed && (
+        <AlertBox onDismiss={dismiss}>
+          <p>{job?.state === 'failed' ? t('job.failed', { error: job.error ?? '' }) : t('job.interrupted')}</p>
+        </AlertBox>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Locator, Page } from 'playwright-core';
+
+const SHOTS = 'test-results/screenshots';
+
+/** Full-page screenshots at a wide and at a phone width; the page is left at the wide width. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * Retries an assertion until it holds or the time is up; playwright-core has
+ * no `expect`, and the interface changes asynchronously.
+ */
+export async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+export const visible = (l: Locator, timeout = 10_000) => l.first().waitFor({ state: 'visible', timeout });
+
+export const hasText = (l: Locator, want: string | RegExp, timeoutMs?: number) =>
+  eventually(async () => {
+    const got = ((await l.textContent({ timeout: 1000 })) ?? '').trim();
+    if (typeof want === 'string') assert.equal(got, want);
+    else assert.match(got, want);
+  }, timeoutMs);
+
+export const isFocused = (l: Locator) => eventually(async () => assert.ok(await l.evaluate((el) => el === document.activeElement), 'element is not focused'));
+
+export const hasAttr = (l: Locator, name: string, want: string | RegExp) =>
+  eventually(async () => {
+    const got = (await l.getAttribute(name, { timeout: 1000 })) ?? '';
+    if (typeof want === 'string') assert.equal(got, want);
+    else assert.match(got, want);
+  });
+
+export const hasCount = (l: Locator, n: number) => eventually(async () => assert.equal(await l.count(), n));
+
+/**
+ * A stack folder as an install would leave it, whose image does not exist and
+ * may not be pulled: `start` then fails fast with the engine's own reason and
+ * creates nothing (no network either, thanks to network_mode none).
+ */
+export function addStoppedStack(baseDir: string, name: string): void {
+  const dir = join(baseDir, 'stacks', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'docker-compose.yml'),
+    ['services:', '  web:', '    image: kade-e2e-absent-image:never', '    pull_policy: never', '    network_mode: none', ''].join('\n'),
+  );
+  const meta = {
+    format: 1,
+    source: { repo: 'e2e-store', app: 'demo', commit: null },
+    values: {},
+    value_types: {},
+    secret_env: {},
+    services: { web: {} },
+    networks: [],
+    web: { scheme: 'http', port: 8088, path: '/' },
+    categories: [],
+    template_version: null,
+    installed_at: new Date().toISOString(),
+  };
+  writeFileSync(join(dir, '.svc.json'), JSON.stringify(meta, null, 2));
+}
+
+/** A stack folder whose compose file is gone. */
+export function addBrokenStack(baseDir: string, name: string): void {
+  mkdirSync(join(baseDir, 'stacks', name), { recursive: true });
+}
+
+/**
+ * Best-effort cleanup in case a start did create containers; by label, so it
+ * works with compose v1 and v2 alike. The test has passed or failed by then.
+ */
+export async function removeStackContainers(name: string): Promise<void> {
+  const run = promisify(execFile);
+  try {
+    const { stdout } = await run('docker', ['ps', '-aq', '--filter', `label=com.docker.compose.project=${name}`], { timeout: 30_000 });
+    const ids = stdout.split('\n').filter(Boolean);
+    if (ids.length > 0) await run('docker', ['rm', '-f', '--', ...ids], { timeout: 30_000 });
+  } catch (err) {
+    console.warn(`cleanup of ${name} skipped: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

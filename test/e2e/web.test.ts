@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { addBrokenStack, addStoppedStack, hasAttr, hasCount, hasText, isFocused, removeStackContainers, shoot, visible } from './web-helpers.ts';
+
+// The browser tier tests what users get: the built interface served by the real server.
+if (!existsSync('dist/web/index.html')) {
+  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
+}
+
+const ADMIN = 'admin';
+const PASSWORD = 'correct-horse-battery';
+const DEMO = 'e2e-web-demo';
+const BROKEN = 'e2e-web-broken';
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const problems: string[] = [];
+
+before(async () => {
+  mkdirSync('test-results/screenshots', { recursive: true });
+  server = await startTestServer();
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  // en-US so the first visit starts in English; the switch to Dutch is tested explicitly.
+  context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    // Refused requests (401 on a wrong password) are logged by the browser; they are expected here.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await removeStackContainers(DEMO);
+  await server?.close();
+});
+
+describe('web interface', () => {
+  test('first visit shows the setup screen and checks the repeat', async () => {
+    await page.goto(server.url);
+    await visible(page.getByRole('heading', { name: 'Create the first account' }));
+    await isFocused(page.getByLabel('User name'));
+    await shoot(page, 'setup');
+    await page.getByLabel('User name').fill(ADMIN);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Repeat password').fill(`${PASSWORD}x`);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await hasText(page.getByRole('alert'), 'The two passwords are not the same.');
+    await hasAttr(page.getByLabel('Repeat password'), 'aria-invalid', 'true');
+  });
+
+  test('creating the first account logs in and shows the empty apps list', async () => {
+    await page.getByLabel('Repeat password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await visible(page.getByRole('heading', { name: 'Apps', level: 1 }));
+    await visible(page.getByText('No apps installed yet — install one from the store.'));
+    // The user name, then the role badge.
+    await hasText(page.getByTestId('current-user'), /^(Logged in as\s*)?admin\s*admin$/);
+    await visible(page.getByText(/Status checked at/));
+    await shoot(page, 'apps-empty');
+  });
+
+  test('the language switch translates, and the choice survives a reload', async () => {
+    await page.getByLabel('Language').selectOption('nl');
+    await visible(page.getByText('Nog geen apps geïnstalleerd — installeer er een uit de winkel.'));
+    await visible(page.getByRole('button', { name: 'Uitloggen' }));
+    assert.equal(await page.locator('html').getAttribute('lang'), 'nl');
+    await page.reload();
+    await visible(page.getByRole('button', { name: 'Uitloggen' }));
+    await shoot(page, 'apps-empty-nl');
+    await page.getByLabel('Taal').selectOption('en');
+    await visible(page.getByText('No apps installed yet — install one from the store.'));
+    await visible(page.getByRole('button', { name: 'Log out' }));
+  });
+
+  test('logout, a wrong password is refused with a clear message, then login works', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await visible(page.getByRole('heading', { name: 'Log in' }));
+    await page.getByLabel('User name').fill(ADMIN);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await hasText(page.getByRole('alert'), 'Wrong user name or password.');
+    await page.getByLabel('Language').selectOption('nl');
+    await hasText(page.getByRole('alert'), 'Gebruikersnaam of wachtwoord is onjuist.');
+    await shoot(page, 'login-error-nl');
+    await page.getByLabel('Taal').selectOption('en');
+    await shoot(page, 'login-error');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await visible(page.getByRole('heading', { name: 'Apps', level: 1 }));
+    await visible(page.getByText('No apps installed yet — install one from the store.'));
+  });
+
+  test('apps appear by the automatic refresh, with status, link and actions', async () => {
+    addStoppedStack(server.baseDir, DEMO);
+    addBrokenStack(server.baseDir, BROKEN);
+    const demo = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: DEMO }) });
+    const broken = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: BROKEN }) });
+    // No reload: the 5 s refresh must bring them in.
+    await visible(demo, 12_000);
+    await visible(demo.getByText(/^(Stopped|Unknown)$/));
+    await hasAttr(demo.getByRole('link', { name: `Open ${DEMO} in a new tab` }), 'href', /:8088\/$/);
+    await visible(demo.getByRole('button', { name: `Start ${DEMO}`, exact: true }));
+    await visible(broken.getByText('this folder has no compose file'));
+    await hasCount(broken.getByRole('button'), 0);
+    await visible(broken.locator('.dot-missing_compose'));
+    await shoot(page, 'apps-list');
+  });
+
+  test('start shows the running job and then the server’s reason for the failure', async () => {
+    const demo = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: DEMO }) });
+    await demo.getByRole('button', { name: `Start ${DEMO}`, exact: true }).click();
+    // The image does not exist and may not be pulled, so the job fails; the user must see both phases.
+    await hasText(demo.getByRole('status'), `Starting ${DEMO}…`);
+    await visible(demo.getByText(/^Failed: /).or(demo.getByRole('alert')), 30_000);
+    await shoot(page, 'apps-job-failed');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, 'apps-job-failed-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await demo.getByRole('button', { name: 'Dismiss message' }).click();
+    await hasCount(demo.getByRole('alert'), 0);
+  });
+
+  test('the interface is drivable by keyboard: skip link, then the first control', async () => {
+    await page.reload();
+    await visible(page.getByRole('heading', { name: 'Apps', level: 1 }));
+    await page.keyboard.press('Tab');
+    await isFocused(page.getByRole('link', { name: 'Skip to content' }));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await isFocused(page.getByRole('button', { name: 'Refresh' }));
+  });
+
+  test('too many wrong passwords show the retry message', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('User name').fill(ADMIN);
+    await page.getByLabel('Password').fill('still-wrong');
+    let status = 0;
+    for (let i = 0; i < 8 && status !== 429; i++) {
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/auth/login'));
+      await page.getByRole('button', { name: 'Log in' }).click();
+      status = (await answer).status();
+    }
+    assert.equal(status, 429);
+    await hasText(page.getByRole('alert'), /^Too many attempts\. Try again in \d+ seconds\.$/);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: 'test-results/screenshots/login-rate-limited-390.png', fullPage: true });
+  });
+
+  test('no script errors or CSP violations along the way', () => {
+    assert.deepEqual(problems, []);
+  });
+});
