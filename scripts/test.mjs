@@ -92,5 +92,14 @@ if (process.env.KADE_TEST_NOBUILD !== '1') {
   if (code !== 0) process.exit(code);
 }
 console.log(`\n== test files (${files.length}):\n${files.map((f) => `   ${f}`).join('\n')}`);
-const code = await step('test', process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...nodeFlags, ...files]);
+const code = await step('test', process.execPath, [
+  '--import',
+  'tsx',
+  '--test',
+  '--test-reporter=spec',
+  '--test-concurrency=1',
+  '--test-timeout=600000',
+  ...nodeFlags,
+  ...files,
+]);
 process.exit(code);

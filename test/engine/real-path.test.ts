@@ -67,7 +67,12 @@ test('an empty required field is refused naming the field, and no directory is m
 test('install renders compose, .env and .svc.json and starts the app; operate and delete it', async () => {
   const port = await freePort();
   const secret = 'S3cret-never-logged';
-  const inst = await api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { port, message: 'hello from kade', admin_password: secret } });
+  const inst = await api.post('/api/store/install', {
+    repo: 'basic',
+    app: 'hello',
+    name: STACK,
+    values: { port, message: 'hello from kade', admin_password: secret },
+  });
   assert.equal(inst.status, 202, JSON.stringify(inst.body));
   const again = await api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { port, message: 'x' } });
   assert.equal(again.status, 409);

@@ -30,7 +30,9 @@ test('the OpenAPI document lists every route with its declared access', async ()
   const r = await new ApiClient(server.url).get('/api/openapi.json');
   assert.equal(r.status, 200);
   assert.equal(r.body.openapi, '3.1.0');
-  const ops = Object.entries(r.body.paths as Record<string, Record<string, any>>).flatMap(([p, m]) => Object.entries(m).map(([method, op]) => ({ p, method, op })));
+  const ops = Object.entries(r.body.paths as Record<string, Record<string, any>>).flatMap(([p, m]) =>
+    Object.entries(m).map(([method, op]) => ({ p, method, op })),
+  );
   assert.ok(ops.length >= 15);
   for (const { p, method, op } of ops) assert.ok(['public', 'viewer', 'operator', 'admin'].includes(op['x-kade-access']), `${method} ${p} declares no access`);
   assert.ok(r.body.paths['/api/store/install'].post.requestBody);

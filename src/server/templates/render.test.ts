@@ -73,8 +73,13 @@ test('TZ is added when the app has no timezone field', () => {
 });
 
 test('partials and undeclared names are refused: no template reaches outside its fields', () => {
-  assert.throws(() => renderTemplate({ template, compose: 'services:\n  a:\n    image: "{{> other}}"\n', values: {}, timezone: 'UTC' }), { code: 'template_invalid' });
-  assert.throws(() => renderTemplate({ template, compose: 'services:\n  a:\n    image: "{{constructor}}"\n', values: {}, timezone: 'UTC' }), /not a declared field/);
+  assert.throws(() => renderTemplate({ template, compose: 'services:\n  a:\n    image: "{{> other}}"\n', values: {}, timezone: 'UTC' }), {
+    code: 'template_invalid',
+  });
+  assert.throws(
+    () => renderTemplate({ template, compose: 'services:\n  a:\n    image: "{{constructor}}"\n', values: {}, timezone: 'UTC' }),
+    /not a declared field/,
+  );
 });
 
 test('invalid YAML after rendering is refused', () => {

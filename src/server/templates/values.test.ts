@@ -22,7 +22,10 @@ test('every empty required field is named at once; fields behind an off toggle d
     () => resolveValues(t, {}, ctx),
     (e: { code: string; fields: string[] }) => e.code === 'required_fields' && e.fields.join() === 'admin_user,admin_email',
   );
-  assert.throws(() => resolveValues(t, { admin_user: 'a', admin_email: 'b', smtp_enabled: true }, ctx), (e: { fields: string[] }) => e.fields.join() === 'smtp_host');
+  assert.throws(
+    () => resolveValues(t, { admin_user: 'a', admin_email: 'b', smtp_enabled: true }, ctx),
+    (e: { fields: string[] }) => e.fields.join() === 'smtp_host',
+  );
 });
 
 test('defaults, pre-fills and generated secrets fill what was not given', () => {
