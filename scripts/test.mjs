@@ -8,8 +8,8 @@
 //
 // Env: KADE_TEST_NOCHECK=1 skips `npm run check`; KADE_TEST_NOBUILD=1 skips `npm run build`.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { constants } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -92,14 +92,23 @@ if (process.env.KADE_TEST_NOBUILD !== '1') {
   if (code !== 0) process.exit(code);
 }
 console.log(`\n== test files (${files.length}):\n${files.map((f) => `   ${f}`).join('\n')}`);
+// A second reporter writes TAP to a file, so the run can close with one plain summary line.
+const tap = join(mkdtempSync(join(tmpdir(), 'kade-test-')), 'report.tap');
 const code = await step('test', process.execPath, [
   '--import',
   'tsx',
   '--test',
   '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=tap',
+  `--test-reporter-destination=${tap}`,
   '--test-concurrency=1',
   '--test-timeout=600000',
   ...nodeFlags,
   ...files,
 ]);
+const report = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
+const skipped = count('skipped');
+console.log(`\n${count('pass')} passed, ${count('fail') + count('cancelled')} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);

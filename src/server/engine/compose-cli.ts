@@ -8,9 +8,10 @@ const dockerHostOf = (e: EngineEndpoint) => ('socketPath' in e ? `unix://${e.soc
 /**
  * The compose CLI: `docker compose` (v2 plugin) when present, else `docker-compose` (v1).
  * Arguments are arrays; every user-derived value is a validated name or an absolute path.
+ * `opts.env` replaces the process environment the CLI runs with (its PATH decides which CLI is found).
  */
-export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | ComposeVariant = 'auto'): Compose {
-  const env = { ...process.env, DOCKER_HOST: dockerHostOf(endpoint), COMPOSE_INTERACTIVE_NO_CLI: '1' };
+export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | ComposeVariant = 'auto', opts: { env?: NodeJS.ProcessEnv } = {}): Compose {
+  const env = { ...(opts.env ?? process.env), DOCKER_HOST: dockerHostOf(endpoint), COMPOSE_INTERACTIVE_NO_CLI: '1' };
   let detected: Promise<ComposeVariant> | null = null;
 
   async function detect(): Promise<ComposeVariant> {
