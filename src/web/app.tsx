@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { roleAllows } from '../shared/roles.ts';
 import { getAuthStatus, type LoginAnswerT, logout, setUnauthenticatedHandler, type UserT } from './api.ts';
 import { AppHeader } from './components/app-header.tsx';
 import { ErrorMessage } from './components/error-message.tsx';
 import { type MessageKey, t, useLang } from './i18n.ts';
 import { usePath } from './router.ts';
-import { AppsScreen } from './screens/apps/apps-screen.tsx';
 import { LoginScreen } from './screens/login/login-screen.tsx';
 import { NotFoundScreen } from './screens/not-found/not-found-screen.tsx';
+import { findScreen } from './screens/routes.tsx';
 import { SetupScreen } from './screens/setup/setup-screen.tsx';
 
 type View =
@@ -77,8 +78,9 @@ export function App() {
 function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLogout: () => Promise<void> }) {
   const path = usePath();
   const moveFocus = useRef(fresh);
-  const isApps = path === '/' || path === '/apps' || path === '/apps/';
-  const titleKey: MessageKey = isApps ? 'apps.title' : 'notfound.title';
+  const found = findScreen(path);
+  const screen = found && roleAllows(user.role, found.role) ? found : null;
+  const titleKey: MessageKey = screen ? screen.title : 'notfound.title';
   const title = t(titleKey);
 
   useEffect(() => {
@@ -97,7 +99,7 @@ function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLo
       </a>
       <AppHeader user={user} path={path} onLogout={onLogout} />
       <main id="main" class="app-main" tabIndex={-1}>
-        {isApps ? <AppsScreen user={user} /> : <NotFoundScreen />}
+        {screen ? screen.render(user, path) : <NotFoundScreen />}
       </main>
     </>
   );

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
+import { roleAllows } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
 import { isMessageKey, t } from '../i18n.ts';
 import { onLinkClick } from '../router.ts';
+import { findScreen, SCREENS } from '../screens/routes.tsx';
 import { Brand } from './brand.tsx';
 import './app-header.css';
 import { LanguageSwitch } from './language-switch.tsx';
@@ -25,7 +27,7 @@ export function AppHeader({ user, path, onLogout }: Props) {
       setBusy(false);
     }
   };
-  const appsCurrent = path === '/' || path.startsWith('/apps');
+  const current = findScreen(path);
   return (
     <header class="app-header">
       <div class="app-header-inner">
@@ -33,9 +35,11 @@ export function AppHeader({ user, path, onLogout }: Props) {
           <Brand />
         </a>
         <nav aria-label={t('nav.label')} class="main-nav">
-          <a href="/apps" onClick={onLinkClick} aria-current={appsCurrent ? 'page' : undefined}>
-            {t('nav.apps')}
-          </a>
+          {SCREENS.filter((s) => s.nav && roleAllows(user.role, s.role)).map((s) => (
+            <a key={s.path} href={s.path} onClick={onLinkClick} aria-current={current === s ? 'page' : undefined}>
+              {s.nav ? t(s.nav) : null}
+            </a>
+          ))}
         </nav>
         <div class="header-tools">
           <p class="user" data-testid="current-user">
