@@ -98,3 +98,27 @@ test('bad input never gives 500: oversized bodies, wrong types, hostile git URLs
   isProblem(await c.get('/api/jobs/..%2F..%2Fetc%2Fpasswd/log'), 404, 'not_found');
   isProblem(await c.get('/api/jobs/not-a-job'), 404, 'not_found');
 });
+
+test('a job is readable by offset and as a live event stream that ends with its state', async () => {
+  const c = new ApiClient(server.url);
+  await c.loginAs('admin', 'long-enough-pw');
+  // A repo on a closed loopback port: the sync job fails fast, twice (the retry with a fresh cache).
+  const add = await c.post('/api/repos', { name: 'Closed', url: 'http://127.0.0.1:9/none.git' });
+  assert.equal(add.status, 202);
+  const id = add.body.job.id;
+  const res = await fetch(`${server.url}/api/jobs/${id}/log?follow=1`, { headers: { cookie: c.cookie } });
+  assert.equal(res.headers.get('content-type'), 'text/event-stream');
+  const text = await res.text();
+  const lines = [...text.matchAll(/^event: line\ndata: (.*)$/gm)].map((m) => m[1]);
+  assert.match(text, /event: end\ndata: failed/);
+  const polled = await c.get(`/api/jobs/${id}/log?offset=0`);
+  assert.deepEqual(lines, polled.body.lines);
+  assert.equal(polled.body.done, true);
+  const tail = await c.get(`/api/jobs/${id}/log?offset=${polled.body.next_offset}`);
+  assert.deepEqual(tail.body.lines, []);
+  const job = await c.get(`/api/jobs/${id}`);
+  assert.equal(job.body.state, 'failed');
+  assert.match(job.body.error, /git fetch failed/);
+  const repos = await c.get('/api/repos');
+  assert.match(repos.body.find((r: { id: string }) => r.id === 'closed').status.error, /git fetch failed/);
+});
