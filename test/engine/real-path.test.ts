@@ -37,6 +37,14 @@ after(async () => {
   await cleanupLabelled();
 });
 
+test('the engine check finds the engine and the compose variant', async () => {
+  const r = await api.get('/api/engine/check');
+  assert.equal(r.status, 200);
+  assert.equal(r.body.reachable, true);
+  assert.match(r.body.version, /^\d+\.\d+/);
+  assert.ok(['v1', 'v2'].includes(r.body.compose));
+});
+
 test('a template repo served over HTTP syncs into the cache and the store lists its apps', async () => {
   const add = await api.post('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
   assert.equal(add.status, 202, JSON.stringify(add.body));

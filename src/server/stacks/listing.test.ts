@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
+
+const c = (service: string, state: string, extra: Partial<ContainerSummary> = {}): ContainerSummary => ({
+  id: `${service}-${state}`,
+  name: service,
+  image: 'img',
+  state,
+  status: '',
+  health: null,
+  ports: [],
+  labels: {},
+  project: 'p',
+  service,
+  workingDir: null,
+  created: 0,
+  ...extra,
+});
+
+test('status from the services of the compose file and their containers', () => {
+  assert.equal(statusOf(['web', 'db'], [c('web', 'running'), c('db', 'running')]), 'running');
+  assert.equal(statusOf(['web', 'db'], [c('web', 'running')]), 'partial');
+  assert.equal(statusOf(['web', 'db'], [c('web', 'running'), c('db', 'exited')]), 'partial');
+  assert.equal(statusOf(['web'], [c('web', 'exited')]), 'stopped');
+  assert.equal(statusOf(['web'], []), 'stopped');
+  assert.equal(statusOf(['web'], [c('web', 'restarting')]), 'restarting');
+});
+
+test('concurrent callers share one engine listing filtered on the project label', async () => {
+  const calls: unknown[] = [];
+  const engine = {
+    listContainers: async (opts: unknown) => {
+      calls.push(opts);
+      await new Promise((r) => setTimeout(r, 20));
+      return [c('web', 'running')];
+    },
+  } as unknown as Engine;
+  const list = sharedListing(engine);
+  const results = await Promise.all(Array.from({ length: 8 }, () => list()));
+  assert.equal(calls.length, 1);
+  assert.deepEqual(calls[0], { composeOnly: true });
+  assert.equal(results[7]?.length, 1);
+  await list();
+  assert.equal(calls.length, 2, 'a later request asks again');
+});
+
+test('containers belong to a stack by project name or by a working dir under LIBRARY_DIR', () => {
+  const groups = groupByStack(
+    [c('web', 'running', { project: 'alpha' }), c('x', 'running', { project: 'other-name', workingDir: '/lib/beta' }), c('y', 'running', { project: null })],
+    '/lib',
+  );
+  assert.deepEqual([...groups.keys()].sort(), ['alpha', 'beta']);
+});
+
+test('a folder without a compose file is listed with a warning; unsafe names are not listed', () => {
+  const lib = mkdtempSync(join(tmpdir(), 'kade-lib-'));
+  mkdirSync(join(lib, 'empty'));
+  mkdirSync(join(lib, 'ok'));
+  mkdirSync(join(lib, 'Bad Name'));
+  mkdirSync(join(lib, '.tmp-x'));
+  writeFileSync(join(lib, 'ok', 'docker-compose.yml'), 'services:\n  web:\n    image: x\n  db:\n    image: y\n');
+  assert.deepEqual(stackNames(lib), ['empty', 'ok']);
+  const opts = { host: 'h', repoStatus: () => null };
+  const empty = presentStack(lib, 'empty', [], opts);
+  assert.equal(empty.status, 'missing_compose');
+  assert.ok(empty.warning);
+  assert.deepEqual(empty.categories, ['overig']);
+  const ok = presentStack(lib, 'ok', [c('web', 'running')], opts);
+  assert.equal(ok.status, 'partial');
+  assert.deepEqual(ok.services, ['web', 'db']);
+  assert.equal(presentStack(lib, 'ok', null, opts).status, 'unknown', 'engine unreachable');
+  rmSync(lib, { recursive: true, force: true });
+});
