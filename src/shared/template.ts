@@ -75,3 +75,6 @@ export type TemplateFieldT = z.infer<typeof TemplateField>;
 export type TemplateGroupT = z.infer<typeof TemplateGroup>;
 export type TemplateFileT = z.infer<typeof TemplateFile>;
 export type FieldValue = string | number | boolean;
+
+/** The English text of a template string that may carry both languages (the server's default). */
+export const englishText = (t: string | { en: string; nl: string }): string => (typeof t === 'string' ? t : t.en);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
+import { englishText, type FieldValue, type TemplateFileT } from '../../shared/template.ts';
+import { categoriesOf } from '../catalogue/derive-categories.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../templates/values.ts';
@@ -47,7 +48,7 @@ export function prepareInstall(input: {
     services: {},
     networks: [],
     web: web && Number.isInteger(webPort) ? { scheme: web.scheme, port: webPort, path: web.path } : null,
-    categories: template.metadata.categories,
+    categories: categoriesOf(template.metadata.categories, template.tags, englishText(template.description)),
     template_version: template.version,
     installed_at: input.now.toISOString(),
   };

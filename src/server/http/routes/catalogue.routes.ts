@@ -1,7 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { InstallRequest, Job, JobAccepted, Repo, RepoInput, StoreApp } from '../../../shared/api.ts';
-import { TemplateFile } from '../../../shared/template.ts';
+import { CATEGORIES } from '../../../shared/categories.ts';
+import { englishText, TemplateFile } from '../../../shared/template.ts';
+import { categoriesOf } from '../../catalogue/derive-categories.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { presentAppSchema } from '../presenters/app-schema.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
@@ -79,7 +81,17 @@ const install = defineRoute('operator', {
   responses: { 202: json(JobAccepted), ...PROBLEMS },
 });
 
+const Category = z.object({ id: z.string(), name: z.object({ nl: z.string(), en: z.string() }), color: z.string(), icon: z.string() });
+const categories = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/categories',
+  tags: ['catalogue'],
+  summary: 'The seventeen app categories with names, colours and icons',
+  responses: { 200: json(z.array(Category)), ...PROBLEMS },
+});
+
 export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: { dataDir: string; uid: number; gid: number }): void {
+  app.openapi(categories, (c) => c.json([...CATEGORIES], 200));
   app.openapi(listRepos, (c) => c.json(s.catalogue.list(), 200));
   app.openapi(addRepo, (c) => c.json(s.catalogue.add(actorOf(c), c.req.valid('json')), 202));
   app.openapi(editRepo, (c) => {
@@ -98,11 +110,11 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
         repo: a.repo,
         app: a.app,
         name: a.template.name,
-        description: typeof a.template.description === 'string' ? a.template.description : a.template.description.en,
+        description: englishText(a.template.description),
         version: a.template.version,
         icon: a.template.icon ?? null,
         tags: a.template.tags,
-        categories: a.template.metadata.categories.length ? a.template.metadata.categories : ['overig'],
+        categories: categoriesOf(a.template.metadata.categories, a.template.tags, englishText(a.template.description)),
         installed: stacks.filter((st) => st.source?.repo === a.repo && st.source.app === a.app).map((st) => st.name),
       })),
       200,
