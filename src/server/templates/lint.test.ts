@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { lintRepo } from './lint.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'kade-lint-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function lint(template: object, compose: string): string[] {
+  const dir = mkdtempSync(join(root, 'repo-'));
+  mkdirSync(join(dir, 'app'));
+  writeFileSync(join(dir, 'app', 'template.json'), JSON.stringify({ name: 'App', version: '1', ...template }));
+  writeFileSync(join(dir, 'app', 'docker-compose.yml'), compose);
+  return lintRepo(dir).findings.map((f) => `${f.level}:${f.rule}`);
+}
+
+const port = { id: 'port', label: 'Port', type: 'port', default: 8080 };
+const web = 'services:\n  web:\n    image: x\n    ports:\n      - "{{port}}:80"\n';
+
+test('a clean template has no findings', () => {
+  assert.deepEqual(lint({ fields: [port] }, web), []);
+});
+
+test('a port field must be the host side of a published port', () => {
+  assert.ok(lint({ fields: [port, { ...port, id: 'other' }] }, web).includes('error:real-port-field'));
+  assert.ok(lint({ fields: [{ id: 'port', label: 'P', default: 8080 }] }, web).includes('warning:real-port-field'));
+});
+
+test('a URL-like default must point to a port the app uses', () => {
+  const ok = { id: 'base_url', label: 'URL', default: 'http://localhost:80' };
+  assert.deepEqual(lint({ fields: [port, ok] }, web), []);
+  assert.ok(lint({ fields: [port, { ...ok, default: 'http://localhost:9999/x' }] }, web).includes('error:url-default-port'));
+});
+
+test('generate only where a made-up value is right', () => {
+  assert.ok(lint({ fields: [port, { id: 'api_token', label: 'T', secret: true, generate: true }] }, web).includes('error:generate'));
+  assert.ok(lint({ fields: [port, { id: 'n', label: 'N', type: 'number', generate: true }] }, web).includes('error:generate'));
+  assert.deepEqual(lint({ fields: [port, { id: 'db_password', label: 'D', secret: true, generate: true }] }, web), []);
+});
+
+test('secrets stay out of ports and paths; every app keeps a visible field; categories are known', () => {
+  const secretPath = 'services:\n  web:\n    image: x\n    ports:\n      - "{{port}}:80"\n    volumes:\n      - "/srv/{{pw}}:/data"\n';
+  assert.ok(lint({ fields: [port, { id: 'pw', label: 'P', secret: true }] }, secretPath).includes('error:secret-placement'));
+  assert.ok(lint({ fields: [{ ...port, advanced: true }] }, web).includes('error:visible-field'));
+  assert.ok(lint({ fields: [port], metadata: { categories: ['nope'] } }, web).includes('error:category'));
+  assert.ok(lint({ fields: [port], web: { port_field: 'nope' } }, web).includes('error:web-port'));
+});
+
+test('broken templates are reported, not thrown', () => {
+  assert.deepEqual(lint({ fields: [port] }, 'services: [\n'), ['error:load']);
+  assert.deepEqual(lint({ fields: [port] }, 'services:\n  a:\n    image: "{{nope}}"\n'), ['error:load']);
+  assert.deepEqual(lint({ fields: [port], bogus: 1 }, web), ['error:load']);
+});
