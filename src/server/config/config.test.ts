@@ -31,6 +31,7 @@ test('a folder that cannot be made is a clear message naming the variable', () =
   writeFileSync(join(dir, 'file'), '');
   const c = loadConfig({ BASE_DIR: join(dir, 'file', 'base'), SVC_DATA: join(dir, 'data') });
   assert.throws(() => prepareDirs(c), /BASE_DIR .* cannot be created or is not writable; set BASE_DIR/);
+  assert.throws(() => prepareDirs(loadConfig({ BASE_DIR: '/proc/kade', SVC_DATA: join(dir, 'data') })), /BASE_DIR \(\/proc\/kade\) lies in a system folder/);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -102,6 +102,10 @@ export function prepareDirs(config: Config): void {
     ['SVC_JOBS', config.jobsDir],
   ];
   for (const [name, dir] of dirs) {
+    // Kernel file systems never hold Kade's data (and a recursive mkdir below /proc can spin forever).
+    if (/^\/(proc|sys|dev)(\/|$)/.test(dir)) {
+      throw new AppError('validation', `${name} (${dir}) lies in a system folder; set ${name} to a writable directory`, { params: { name, path: dir } });
+    }
     try {
       mkdirSync(dir, { recursive: true });
       accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
