@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TemplateFile } from '../../shared/template.ts';
-import { resolveValues } from './values.ts';
+import { isNeverTyped, resolveValues } from './values.ts';
 
 const t = TemplateFile.parse({
   name: 'Demo',
@@ -39,4 +39,12 @@ test('defaults, pre-fills and generated secrets fill what was not given', () => 
 test('ports are checked', () => {
   assert.throws(() => resolveValues(t, { admin_user: 'a', admin_email: 'b', port: 70000 }, ctx), { code: 'validation' });
   assert.throws(() => resolveValues(t, { admin_user: 'a', admin_email: 'b', port: 'abc' }, ctx), { code: 'validation' });
+});
+
+test('database passwords and signing keys are never typed; login passwords are', () => {
+  const f = (id: string) => TemplateFile.parse({ name: 'x', version: '1', fields: [{ id, label: 'x', secret: true, generate: true }] }).fields[0];
+  for (const id of ['db_password', 'postgres_password', 'mariadb_pass', 'secret_key', 'jwt_secret', 'encryption_key', 'app_key']) {
+    assert.equal(isNeverTyped(f(id) as never), true, id);
+  }
+  for (const id of ['admin_password', 'password', 'user_password', 'login_password']) assert.equal(isNeverTyped(f(id) as never), false, id);
 });

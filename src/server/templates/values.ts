@@ -10,6 +10,16 @@ export interface PrefillContext {
 
 export const randomSecret = (): string => randomBytes(24).toString('base64url');
 
+const MACHINE_SECRET =
+  /(^|_)(db|database|postgres|pg|mysql|mariadb|redis|mongo)_?(password|pass|pw)$|secret_?key|signing|encryption|jwt|salt|session_secret|app_key/;
+const HUMAN = /admin|user|login|owner|root_password/;
+
+/**
+ * A value nobody types by hand (database passwords, signing and encryption keys): the form starts
+ * with a random one. A login password is typed by a person, so it only gets the generate button.
+ */
+export const isNeverTyped = (f: TemplateFieldT): boolean => f.secret && f.generate && MACHINE_SECRET.test(f.id) && !HUMAN.test(f.id);
+
 /** Values Kade fills in before the user sees the form. */
 export function prefill(f: TemplateFieldT, ctx: PrefillContext): FieldValue | undefined {
   if (f.id === 'appdata_dir') return ctx.dataDir;

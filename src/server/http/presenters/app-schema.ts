@@ -1,12 +1,12 @@
 import type { FieldValue, TemplateFileT } from '../../../shared/template.ts';
 import { allFields } from '../../templates/render.ts';
-import { type PrefillContext, prefill, toggleId } from '../../templates/values.ts';
+import { isNeverTyped, type PrefillContext, prefill, randomSecret, toggleId } from '../../templates/values.ts';
 
 /** The form schema of an app: the template as declared plus the values the form starts with. */
 export function presentAppSchema(repo: string, app: string, template: TemplateFileT, ctx: PrefillContext) {
   const values: Record<string, FieldValue> = {};
   for (const f of allFields(template)) {
-    const v = prefill(f, ctx);
+    const v = prefill(f, ctx) ?? (isNeverTyped(f) ? randomSecret() : undefined);
     if (v !== undefined) values[f.id] = v;
   }
   for (const g of template.groups) if (g.toggle) values[toggleId(g.id)] = g.toggle_default;
