@@ -85,3 +85,36 @@ test('partials and undeclared names are refused: no template reaches outside its
 test('invalid YAML after rendering is refused', () => {
   assert.throws(() => renderTemplate({ template, compose: 'services: [\n', values: {}, timezone: 'UTC' }), { code: 'template_invalid' });
 });
+
+test('templates over the size limit or nested too deep are refused', () => {
+  const big = `services:\n  a:\n    image: x\n#${'x'.repeat(256 * 1024)}\n`;
+  assert.throws(() => renderTemplate({ template, compose: big, values: {}, timezone: 'UTC' }), /larger than/);
+  const deep = `${'{{#title}}'.repeat(9)}services: {}${'{{/title}}'.repeat(9)}`;
+  assert.throws(() => renderTemplate({ template, compose: deep, values: { title: 'x' }, timezone: 'UTC' }), /nested deeper/);
+});
+
+test('a field named like an Object property reaches nothing inherited', () => {
+  const t = TemplateFile.parse({
+    name: 'x',
+    version: '1',
+    fields: [
+      { id: 'constructor', label: 'c' },
+      { id: 'tostring', label: 't' },
+    ],
+  });
+  const out = renderTemplate({
+    template: t,
+    compose: 'services:\n  a:\n    image: "x{{constructor}}y"\n{{#constructor}}    labels: {a: b}\n{{/constructor}}',
+    values: {},
+    timezone: 'UTC',
+  });
+  const doc = parse(out.compose);
+  assert.equal(doc.services.a.image, 'xy');
+  assert.equal(doc.services.a.labels, undefined);
+});
+
+test('YAML anchors and aliases cannot blow up the document', () => {
+  const bomb =
+    'x-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\nx-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nx-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nx-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\nx-e: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nservices:\n  a:\n    image: x\n';
+  assert.throws(() => renderTemplate({ template, compose: bomb, values: {}, timezone: 'UTC' }), { code: 'template_invalid' });
+});

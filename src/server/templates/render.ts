@@ -139,7 +139,11 @@ export function renderTemplate(input: RenderInput): RenderOutput {
   const tokens = parseTemplate(input.compose, new Set([...byId.keys(), ...toggles]));
   const nonce = randomBytes(6).toString('hex');
   const placeholder = (name: string) => `__kade_${nonce}_${name}__`;
-  const text = renderTokens(tokens, input.values, placeholder);
+  // Only declared names, in a null-prototype object: nothing inherited is reachable from a template.
+  const values: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
+  for (const f of fields) if (Object.hasOwn(input.values, f.id)) values[f.id] = input.values[f.id] as FieldValue;
+  for (const id of toggles) if (Object.hasOwn(input.values, id)) values[id] = input.values[id] as FieldValue;
+  const text = renderTokens(tokens, values, placeholder);
 
   const parsed = parseDocument(text, { uniqueKeys: true });
   if (parsed.errors.length > 0) throw invalid(`rendered compose is not valid YAML: ${parsed.errors[0]?.message ?? ''}`);
@@ -151,12 +155,12 @@ export function renderTemplate(input: RenderInput): RenderOutput {
     const whole = new RegExp(`^__kade_${nonce}_([a-z][a-z0-9_]*)__$`).exec(s);
     const wholeField = whole?.[1] ? byId.get(whole[1]) : undefined;
     if (wholeField && !wholeField.secret) {
-      const v = input.values[wholeField.id] ?? '';
+      const v = values[wholeField.id] ?? '';
       if (typeof v !== 'string') return v;
     }
     return s.replace(pattern, (_m, id: string) => {
       const f = byId.get(id);
-      const v = input.values[id];
+      const v = values[id];
       const str = v === undefined ? '' : String(v);
       if (f?.secret) {
         const name = envNameOf(f);
@@ -178,7 +182,12 @@ export function renderTemplate(input: RenderInput): RenderOutput {
   });
 
   if (!isMap(parsed.contents)) throw invalid('rendered compose is not a mapping');
-  const doc = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+  let doc: unknown;
+  try {
+    doc = parsed.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw invalid(`rendered compose cannot be read: ${(e as Error).message}`);
+  }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw invalid('rendered compose is not a mapping');
   const root = doc as Record<string, unknown>;
   const services = root.services;
