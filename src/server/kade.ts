@@ -1,14 +1,15 @@
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createAuditSubscriber } from './audit/audit.repo.ts';
-import { createAuthService } from './auth/auth.service.ts';
-import { createSessionsRepo } from './auth/sessions.repo.ts';
-import { createUsersRepo } from './auth/users.repo.ts';
+import { createAuditRepo } from './audit/audit.repo.ts';
+import { createAuditService } from './audit/audit.service.ts';
+import { createAuditSubscriber } from './audit/audit.subscriber.ts';
+import { createAuthModule } from './auth/auth-module.ts';
+import { createSsoConfigReader } from './auth/sso-config.ts';
 import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
 import { createReposRepo } from './catalogue/repos.repo.ts';
 import { type Config, prepareDirs } from './config/config.ts';
-import { createEventBus } from './core/events.ts';
+import { createEventBus, type EventBus } from './core/events.ts';
 import type { Logger } from './core/logger.ts';
 import { openDb } from './db/db.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
@@ -18,10 +19,14 @@ import type { AppEnv } from './http/context.ts';
 import { createJobLogStore } from './jobs/job-log.ts';
 import { createJobsRepo } from './jobs/jobs.repo.ts';
 import { createJobsService } from './jobs/jobs.service.ts';
+import { createSettingsModule } from './settings/settings-module.ts';
+import { createWizardService } from './settings/wizard.service.ts';
 import { createStacksService } from './stacks/stacks.service.ts';
 
 export interface Kade {
   app: OpenAPIHono<AppEnv>;
+  /** The domain event bus; tests emit on it to prove what subscribers do with an event. */
+  events: EventBus;
   close(): Promise<void>;
 }
 
@@ -31,16 +36,22 @@ export function createKade(config: Config, logger: Logger, opts: { peerAddress?:
   const clock = () => new Date();
   const db = openDb(join(config.stateDir, 'kade.db'));
   const events = createEventBus(logger);
-  createAuditSubscriber(db, events, clock);
+  const auditRepo = createAuditRepo(db);
+  createAuditSubscriber(auditRepo, events, clock);
+  const audit = createAuditService({ repo: auditRepo, clock });
 
   const engine = createDockerEngine(config.engine);
   const compose = createComposeCli(config.engine, config.compose);
   const git = createGitCli();
+  // Stored settings win over the boot config: the folders when Kade starts, the time zone and auto-sync as they are now.
+  const settings = createSettingsModule({ db, events, logger, config });
+  const paths = settings.pathsInUse();
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
   const interrupted = jobs.recover();
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart marked interrupted');
-  const auth = createAuthService({ users: createUsersRepo(db), sessions: createSessionsRepo(db), events, clock });
+  // SSO config from the AUTH row of the settings table, read per request so a saved change applies at once.
+  const { auth, users } = createAuthModule({ db, events, clock, ssoConfig: createSsoConfigReader(db, logger) });
   const catalogue = createCatalogueService({
     repos: createReposRepo(db),
     git,
@@ -51,11 +62,11 @@ export function createKade(config: Config, logger: Logger, opts: { peerAddress?:
     clock,
   });
   const stacks = createStacksService({
-    libraryDir: config.libraryDir,
-    dataDir: config.dataDir,
+    libraryDir: paths.LIBRARY_DIR,
+    dataDir: paths.DATA_DIR,
     uid: config.uid,
     gid: config.gid,
-    timezone: () => config.timezone,
+    timezone: () => settings.timezone(),
     engine,
     compose,
     jobs,
@@ -64,20 +75,22 @@ export function createKade(config: Config, logger: Logger, opts: { peerAddress?:
     logger,
     clock,
   });
-  if (config.autoSyncOnBoot) catalogue.syncAll(null);
+  if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
+  const wizard = createWizardService({ settings, catalogue, events });
 
   const app = createHttpApp(
-    { auth, catalogue, stacks, jobs, engine, compose },
+    { auth, catalogue, stacks, jobs, engine, compose, audit, users, settings, wizard },
     {
       logger,
       version: config.version,
       webDir: config.webDir,
-      prefill: { dataDir: config.dataDir, uid: config.uid, gid: config.gid },
+      prefill: { dataDir: paths.DATA_DIR, uid: config.uid, gid: config.gid },
       ...(opts.peerAddress ? { peerAddress: opts.peerAddress } : {}),
     },
   );
   return {
     app,
+    events,
     async close() {
       await jobs.idle();
       db.close();

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.ts';
 import { NAME_PATTERN, USER_NAME_PATTERN } from './names.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import { ROLES } from './roles.ts';
 
 export const Name = z.string().regex(NAME_PATTERN, 'lower-case letters, digits, _ and -, starting with a letter or digit, at most 63');
@@ -33,6 +34,16 @@ export const Credentials = z.object({
 });
 
 export const LoginAnswer = z.object({ user: User, csrf: z.string() });
+
+/** A new password: the rules of src/shared/passwords.ts. */
+export const NewPassword = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH);
+export const UserEntry = z.object({ name: z.string(), role: Role, created_at: z.string(), last_login_at: z.string().nullable() });
+export const NewUser = z.object({ name: UserName, password: NewPassword, role: Role });
+export const UserChange = z
+  .object({ role: Role.optional(), password: NewPassword.optional() })
+  .refine((v) => v.role !== undefined || v.password !== undefined, { message: 'give a role, a password or both' });
+export const PasswordChange = z.object({ current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH), new_password: NewPassword });
+export type UserEntryT = z.infer<typeof UserEntry>;
 
 export const Health = z.object({ status: z.literal('ok'), version: z.string() });
 
@@ -86,6 +97,8 @@ export const StoreApp = z.object({
   app: z.string(),
   name: z.string(),
   description: z.string(),
+  /** The Dutch description when the template gives one; `description` is the English (or only) text. */
+  description_nl: z.string().nullable(),
   version: z.string(),
   icon: z.string().nullable(),
   tags: z.array(z.string()),

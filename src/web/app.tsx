@@ -9,6 +9,7 @@ import { LoginScreen } from './screens/login/login-screen.tsx';
 import { NotFoundScreen } from './screens/not-found/not-found-screen.tsx';
 import { findScreen } from './screens/routes.tsx';
 import { SetupScreen } from './screens/setup/setup-screen.tsx';
+import { useWizardRedirect } from './screens/wizard/use-wizard-redirect.ts';
 
 type View =
   | { kind: 'loading' }
@@ -78,6 +79,7 @@ export function App() {
 function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLogout: () => Promise<void> }) {
   const path = usePath();
   const moveFocus = useRef(fresh);
+  useWizardRedirect(user);
   const found = findScreen(path);
   const screen = found && roleAllows(user.role, found.role) ? found : null;
   const titleKey: MessageKey = screen ? screen.title : 'notfound.title';

@@ -1,10 +1,12 @@
 import { USER_NAME_PATTERN } from '../../shared/names.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/passwords.ts';
 import type { Role } from '../../shared/roles.ts';
 import { AppError } from '../core/errors.ts';
 import type { EventBus } from '../core/events.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
-import { createLoginLimiter } from './rate-limit.ts';
+import type { LoginLimiter } from './rate-limit.ts';
 import type { SessionsRepo } from './sessions.repo.ts';
+import type { SsoResolver } from './sso.ts';
 import type { UsersRepo } from './users.repo.ts';
 
 export interface CurrentUser {
@@ -15,10 +17,31 @@ export interface CurrentUser {
 export interface Authenticated {
   user: CurrentUser;
   csrf: string;
+  /** True when a trusted proxy vouched for the user; there is no session then. */
+  sso: boolean;
+  /** The session cookie value, so a password change can keep the session that made it. */
+  sessionId: string | null;
+}
+
+/** What a request offers as proof of identity. */
+export interface RequestIdentity {
+  cookie: string | undefined;
+  /** The socket's peer address. */
+  ip: string;
+  header: (name: string) => string | null | undefined;
 }
 
 const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
-export const MIN_PASSWORD_LENGTH = 8;
+
+/** The rules of a new password; the HTTP schema checks the same, this guards other callers. */
+export function validateNewPassword(password: string, field = 'password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new AppError('validation', `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, {
+      params: { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH },
+      fields: [field],
+    });
+  }
+}
 
 export function validateCredentialsInput(username: string, password: string): void {
   if (!USER_NAME_PATTERN.test(username)) {
@@ -27,17 +50,22 @@ export function validateCredentialsInput(username: string, password: string): vo
       fields: ['username'],
     });
   }
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('validation', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, {
-      params: { min: MIN_PASSWORD_LENGTH },
-      fields: ['password'],
-    });
-  }
+  validateNewPassword(password);
 }
 
-export function createAuthService(deps: { users: UsersRepo; sessions: SessionsRepo; events: EventBus; clock: () => Date }) {
-  const { users, sessions, events, clock } = deps;
-  const limiter = createLoginLimiter({ max: 5, windowMs: 60_000 });
+export function tooManyAttempts(waitMs: number): AppError {
+  return new AppError('rate_limited', 'too many failed attempts; try again later', { params: { retry_after: Math.ceil(waitMs / 1000) } });
+}
+
+export function createAuthService(deps: {
+  users: UsersRepo;
+  sessions: SessionsRepo;
+  events: EventBus;
+  clock: () => Date;
+  limiter: LoginLimiter;
+  sso: SsoResolver;
+}) {
+  const { users, sessions, events, clock, limiter, sso } = deps;
 
   const open = (name: string, role: Role) => {
     const s = sessions.create(name, clock(), SESSION_TTL_MS);
@@ -61,43 +89,51 @@ export function createAuthService(deps: { users: UsersRepo; sessions: SessionsRe
         source: 'auth',
         target: username,
         status: 'ok',
+        detail: { role: 'admin' },
       });
       return open(username, 'admin');
     },
 
+    /**
+     * The limiter is asked before the account is looked up, and an unknown user is checked
+     * against a dummy hash: neither the answer nor its timing tells whether the account exists.
+     */
     async login(username: string, password: string, ip: string) {
       const now = clock().getTime();
-      const wait = limiter.retryAfter(ip, now);
-      if (wait > 0) {
-        throw new AppError('rate_limited', 'too many failed logins; try again later', {
-          params: { retry_after: Math.ceil(wait / 1000) },
-        });
-      }
+      const wait = limiter.take(ip, now);
+      if (wait > 0) throw tooManyAttempts(wait);
       const user = users.get(username);
-      // Verify against a dummy hash for unknown users so the timing does not reveal them.
       const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
       if (!user || !ok) {
-        limiter.fail(ip, now);
         events.emit({ type: 'user.login', actor: null, source: 'auth', target: username, status: 'failed', detail: { ip } });
         throw new AppError('bad_credentials', 'user name or password is wrong');
       }
-      limiter.reset(ip);
+      limiter.forgive(ip, now);
       events.emit({ type: 'user.login', actor: { user: user.name, role: user.role, ip }, source: 'auth', status: 'ok' });
       return open(user.name, user.role);
     },
 
-    logout(sessionId: string): void {
-      sessions.delete(sessionId);
+    /** Ends the request's session; `cookie` also covers a stale session sent alongside a proxy login. */
+    logout(auth: Authenticated, ip: string, cookie?: string): void {
+      const id = auth.sessionId ?? cookie;
+      if (!id) return;
+      sessions.delete(id);
+      events.emit({ type: 'user.logout', actor: { user: auth.user.name, role: auth.user.role, ip }, source: 'auth', status: 'ok' });
     },
 
-    /** The user behind a session cookie, with the role read fresh so a role change applies at once. */
-    resolve(sessionId: string | undefined): Authenticated | null {
-      if (!sessionId) return null;
-      const s = sessions.find(sessionId, clock());
+    /**
+     * Who is asking: the trusted proxy's user when there is one, else the session cookie's.
+     * The role is read fresh on every request, so a role change applies to the next one.
+     */
+    resolve(req: RequestIdentity): Authenticated | null {
+      const proxied = sso.resolve(req.ip, req.header);
+      if (proxied) return { ...proxied, sso: true, sessionId: null };
+      if (!req.cookie) return null;
+      const s = sessions.find(req.cookie, clock());
       if (!s) return null;
       const user = users.get(s.userName);
       if (!user) return null;
-      return { user: { name: user.name, role: user.role }, csrf: s.csrf };
+      return { user: { name: user.name, role: user.role }, csrf: s.csrf, sso: false, sessionId: req.cookie };
     },
   };
 }

@@ -17,6 +17,7 @@ export function createSessionsRepo(db: Db) {
   );
   const del = db.prepare('DELETE FROM sessions WHERE id_hash = ?');
   const delUser = db.prepare('DELETE FROM sessions WHERE user_name = ?');
+  const delUserExcept = db.prepare('DELETE FROM sessions WHERE user_name = ? AND id_hash != ?');
   const purge = db.prepare('DELETE FROM sessions WHERE expires_at < ?');
   return {
     create(userName: string, now: Date, ttlMs: number): { id: string; csrf: string } {
@@ -34,8 +35,9 @@ export function createSessionsRepo(db: Db) {
     delete(id: string): void {
       del.run(hashId(id));
     },
-    deleteForUser(userName: string): void {
-      delUser.run(userName);
+    /** Ends every session of a user, except `keepId` when given (the one that asked for it). */
+    deleteForUser(userName: string, keepId: string | null = null): number {
+      return (keepId ? delUserExcept.run(userName, hashId(keepId)) : delUser.run(userName)).changes;
     },
   };
 }

@@ -54,4 +54,24 @@ export const MIGRATIONS: readonly string[] = [
      last_error TEXT
    );
    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // Server-side secrets of the auth module (the key that derives CSRF tokens of single-sign-on users).
+  `CREATE TABLE auth_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // Audit log: indexes for newest-first paging and the filters; the action names of rows written
+  // before the mapping table (raw event types) become the stable verbs the interface translates.
+  `CREATE INDEX audit_at ON audit(at, id);
+   CREATE INDEX audit_source_at ON audit(source, at);
+   CREATE INDEX audit_action_at ON audit(action, at);
+   CREATE INDEX audit_user_at ON audit(user_name, at);
+   UPDATE audit SET action = CASE action
+     WHEN 'user.login' THEN 'login'
+     WHEN 'user.created' THEN 'add'
+     WHEN 'repo.added' THEN 'add'
+     WHEN 'repo.deleted' THEN 'delete'
+     WHEN 'stack.installed' THEN 'install'
+     WHEN 'stack.start' THEN 'start'
+     WHEN 'stack.stop' THEN 'stop'
+     WHEN 'stack.restart' THEN 'restart'
+     WHEN 'stack.deleted' THEN 'delete'
+     WHEN 'job.failed' THEN 'job_failed'
+     ELSE action END;`,
 ];

@@ -40,10 +40,10 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
       maxOutput: 256 * 1024,
       ...(opts.onOutput ? { onOutput: opts.onOutput } : {}),
     });
-    if (res.timedOut) throw new AppError('engine_unreachable', `compose ${args[0]} of '${p.name}' timed out`, { params: { stack: p.name } });
+    if (res.timedOut) throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' timed out`, { params: { stack: p.name } });
     if (res.code !== 0) {
       const tail = (res.stderr || res.stdout).trim().split('\n').slice(-5).join('\n');
-      throw new AppError('engine_unreachable', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
+      throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
     }
     return res.stdout;
   }

@@ -28,6 +28,16 @@ async function call<T>(fn: () => Promise<T>, id?: string): Promise<T> {
   }
 }
 
+/** Start, stop and restart: the engine answers 304 when the container is already so, which is success. */
+async function change(fn: () => Promise<unknown>, id: string): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if ((err as DockerErr).statusCode === 304) return;
+    throw translate(err, id);
+  }
+}
+
 function summarise(c: Docker.ContainerInfo): ContainerSummary {
   const labels = c.Labels ?? {};
   const health = /\((healthy|unhealthy|health: starting)\)/.exec(c.Status ?? '')?.[1] ?? null;
@@ -71,9 +81,9 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return list.map(summarise);
     },
     inspectContainer: (id) => call(async () => (await docker.getContainer(id).inspect()) as unknown as Record<string, unknown>, id),
-    startContainer: (id) => call(async () => void (await docker.getContainer(id).start()), id),
-    stopContainer: (id) => call(async () => void (await docker.getContainer(id).stop({ t: 10 })), id),
-    restartContainer: (id) => call(async () => void (await docker.getContainer(id).restart({ t: 10 })), id),
+    startContainer: (id) => change(() => docker.getContainer(id).start(), id),
+    stopContainer: (id) => change(() => docker.getContainer(id).stop({ t: 10 }), id),
+    restartContainer: (id) => change(() => docker.getContainer(id).restart({ t: 10 }), id),
     removeContainer: (id) => call(async () => void (await docker.getContainer(id).remove({ force: true, v: false })), id),
     async containerLogs(id: string, opts: LogOptions) {
       const container = docker.getContainer(id);

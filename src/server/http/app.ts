@@ -6,11 +6,15 @@ import type { Logger } from '../core/logger.ts';
 import type { AppEnv } from './context.ts';
 import { sessionMiddleware } from './guard.ts';
 import { normaliseError, problemResponse } from './problem.ts';
+import { auditRoutes } from './routes/audit.routes.ts';
 import { authRoutes } from './routes/auth.routes.ts';
 import { catalogueRoutes } from './routes/catalogue.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
+import { settingsRoutes } from './routes/settings.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
+import { usersRoutes } from './routes/users.routes.ts';
+import { wizardRoutes } from './routes/wizard.routes.ts';
 import type { Services } from './services.ts';
 import { serveWeb } from './static.ts';
 
@@ -69,6 +73,10 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   catalogueRoutes(app, services, opts.prefill);
   stacksRoutes(app, services);
   jobsRoutes(app, services.jobs);
+  usersRoutes(app, services);
+  auditRoutes(app, services.audit);
+  settingsRoutes(app, services);
+  wizardRoutes(app, services);
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -10,10 +10,13 @@ export const CSRF_HEADER = 'X-CSRF-Token';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Resolves the session of every request once, before any route runs. */
+/**
+ * Resolves who is asking once per request, before any route runs: a trusted proxy's user
+ * (by the socket's peer address in `ip`, never a forwarded-for header) or the session cookie.
+ */
 export function sessionMiddleware(auth: AuthService) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set('auth', auth.resolve(getCookie(c, SESSION_COOKIE)));
+    c.set('auth', auth.resolve({ cookie: getCookie(c, SESSION_COOKIE), ip: c.get('ip'), header: (name) => c.req.header(name) }));
     await next();
   });
 }

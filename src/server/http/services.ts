@@ -1,8 +1,12 @@
+import type { AuditService } from '../audit/audit.service.ts';
 import type { AuthService } from '../auth/auth.service.ts';
+import type { UsersService } from '../auth/users.service.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
+import type { SettingsService } from '../settings/settings.service.ts';
+import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
 
 /** Everything the routes may call; built once in main.ts. */
@@ -13,4 +17,8 @@ export interface Services {
   jobs: JobsService;
   engine: Engine;
   compose: Compose;
+  users: UsersService;
+  audit: AuditService;
+  settings: SettingsService;
+  wizard: WizardService;
 }

@@ -44,7 +44,16 @@ export function AppHeader({ user, path, onLogout }: Props) {
         <div class="header-tools">
           <p class="user" data-testid="current-user">
             <span class="sr-only">{t('header.user_label')} </span>
-            <span class="user-name">{user.name}</span>
+            {/* The way to the own account page (password change), for every role. */}
+            <a
+              href="/account"
+              class="user-name"
+              onClick={onLinkClick}
+              title={t('header.account')}
+              aria-current={current?.path === '/account' ? 'page' : undefined}
+            >
+              {user.name}
+            </a>
             <span class="role-badge">{role}</span>
           </p>
           <LanguageSwitch />

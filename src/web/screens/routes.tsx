@@ -2,7 +2,14 @@ import type { ComponentChild } from 'preact';
 import type { Role } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
 import type { MessageKey } from '../i18n.ts';
+import { AccountScreen } from './account/account-screen.tsx';
 import { AppsScreen } from './apps/apps-screen.tsx';
+import { AuditScreen } from './audit/audit-screen.tsx';
+import { ReposScreen } from './repos/repos-screen.tsx';
+import { SettingsScreen } from './settings/settings-screen.tsx';
+import { StoreScreen } from './store/store-screen.tsx';
+import { UsersScreen } from './users/users-screen.tsx';
+import { WizardScreen } from './wizard/wizard-screen.tsx';
 
 /** One screen of the signed-in interface; the header's menu and the router both read this table. */
 export interface ScreenRoute {
@@ -16,7 +23,18 @@ export interface ScreenRoute {
   render: (user: UserT, path: string) => ComponentChild;
 }
 
-export const SCREENS: ScreenRoute[] = [{ path: '/apps', title: 'apps.title', nav: 'nav.apps', role: 'viewer', render: (user) => <AppsScreen user={user} /> }];
+export const SCREENS: ScreenRoute[] = [
+  { path: '/apps', title: 'apps.title', nav: 'nav.apps', role: 'viewer', render: (user) => <AppsScreen user={user} /> },
+  { path: '/store', title: 'store.title', nav: 'nav.store', role: 'viewer', render: (user) => <StoreScreen user={user} /> },
+  { path: '/repos', title: 'repos.title', nav: 'nav.repos', role: 'viewer', render: (user) => <ReposScreen user={user} /> },
+  { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
+  { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
+  { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },
+  // First run: admins are led here while WIZARD_DONE is off, and back from the settings.
+  { path: '/wizard', title: 'wizard.title', role: 'admin', render: () => <WizardScreen /> },
+  // Reached from the user name in the header, not from the menu.
+  { path: '/account', title: 'account.title', role: 'viewer', render: (user) => <AccountScreen user={user} /> },
+];
 
 export function findScreen(path: string): ScreenRoute | null {
   if (path === '/' || path === '') return SCREENS[0] ?? null;

@@ -55,7 +55,7 @@ function setSession(c: Context<AppEnv>, id: string): void {
 export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
   app.openapi(status, (c) => {
     const a = c.get('auth');
-    return c.json({ setup_required: auth.setupRequired(), user: a?.user ?? null, csrf: a?.csrf ?? null, sso: false }, 200);
+    return c.json({ setup_required: auth.setupRequired(), user: a?.user ?? null, csrf: a?.csrf ?? null, sso: a?.sso ?? false }, 200);
   });
   app.openapi(setup, async (c) => {
     const { username, password } = c.req.valid('json');
@@ -69,9 +69,10 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
     setSession(c, s.sessionId);
     return c.json({ user: s.user, csrf: s.csrf }, 200);
   });
+  // A single sign-on user stays logged in at the proxy; only a session cookie Kade issued ends here.
   app.openapi(logout, (c) => {
-    const id = getCookie(c, SESSION_COOKIE);
-    if (id) auth.logout(id);
+    const a = c.get('auth');
+    if (a) auth.logout(a, c.get('ip'), getCookie(c, SESSION_COOKIE));
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });

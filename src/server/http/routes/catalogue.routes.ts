@@ -111,6 +111,7 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
         app: a.app,
         name: a.template.name,
         description: englishText(a.template.description),
+        description_nl: typeof a.template.description === 'string' ? null : a.template.description.nl,
         version: a.template.version,
         icon: a.template.icon ?? null,
         tags: a.template.tags,

@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks';
+// The server enforces the same minimum (one shared constant); checking here saves a round trip and explains it up front.
+import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../shared/passwords.ts';
 import { ApiError, type LoginAnswerT, setupFirstAccount } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
 import { Field } from '../../components/field.tsx';
 import { t } from '../../i18n.ts';
-
-// The server enforces the same minimum; checking here saves a round trip and explains it up front.
-const MIN_PASSWORD = 8;
 
 type LocalProblem = 'mismatch' | 'too_short';
 

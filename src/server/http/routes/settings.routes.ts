@@ -1,0 +1,41 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { PATH_CHECK_KEYS, PathCheck, Settings, SettingsUpdate } from '../../../shared/settings.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const getSettings = defineRoute('admin', {
+  method: 'get',
+  path: '/api/settings',
+  tags: ['settings'],
+  summary: 'Every setting; write-only secrets read as {"set": bool}; paths_in_use are the folders this process works in',
+  responses: { 200: json(Settings), ...PROBLEMS },
+});
+const putSettings = defineRoute('admin', {
+  method: 'put',
+  path: '/api/settings',
+  tags: ['settings'],
+  summary:
+    'Change any subset. An empty or absent secret keeps the stored one, {"set": false} removes it. A changed folder Kade cannot reach is refused (path_unreachable) with the .env line that fixes it; an unchanged one never blocks. AUTH is read-only (read_only_setting). Legacy UPDATE_INCLUDE_PRERELEASE=true means UPDATE_CHANNEL=beta. Changed folders apply after a restart.',
+  request: { body: jsonBody(SettingsUpdate) },
+  responses: { 200: json(Settings, 'saved; the settings as they are now'), ...PROBLEMS },
+});
+const checkPath = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/paths/check',
+  tags: ['settings'],
+  summary:
+    'Whether Kade can use a folder: exists, writable, inside the mounted BASE_DIR; when not, the .env line that fixes it. With key, the rules of that setting apply (BACKUP_OFFSITE_DIR need not lie in BASE_DIR but must exist).',
+  request: { query: z.object({ path: z.string().min(1).max(4096), key: z.enum(PATH_CHECK_KEYS).optional() }) },
+  responses: { 200: json(PathCheck), ...PROBLEMS },
+});
+
+export function settingsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'settings'>): void {
+  app.openapi(getSettings, (c) => c.json(s.settings.read(actorOf(c)), 200));
+  app.openapi(putSettings, (c) => c.json(s.settings.update(actorOf(c), c.req.valid('json')), 200));
+  app.openapi(checkPath, (c) => {
+    const { path, key } = c.req.valid('query');
+    return c.json(s.settings.checkPath(path, key), 200);
+  });
+}

@@ -1,0 +1,19 @@
+import type { Config } from '../config/config.ts';
+import type { EventBus } from '../core/events.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Db } from '../db/db.ts';
+import { createSettingsRepo } from './settings.repo.ts';
+import { createSettingsService } from './settings.service.ts';
+
+/** Builds the settings service from the boot config: its folders, time zone and AUTO_SYNC_ON_BOOT are the defaults. */
+export function createSettingsModule(deps: { db: Db; events: EventBus; logger: Logger; config: Config }) {
+  const { config } = deps;
+  return createSettingsService({
+    repo: createSettingsRepo(deps.db),
+    events: deps.events,
+    logger: deps.logger,
+    defaults: { baseDir: config.baseDir, timezone: config.timezone, autoSyncOnBoot: config.autoSyncOnBoot },
+    rules: { mountedBase: config.baseDir, engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : undefined, uid: config.uid },
+    bootPaths: { BASE_DIR: config.baseDir, LIBRARY_DIR: config.libraryDir, DATA_DIR: config.dataDir, BACKUP_DIR: config.backupDir },
+  });
+}

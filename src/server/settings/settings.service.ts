@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs';
+import { roleAllows } from '../../shared/roles.ts';
+import type { AuthSettingsT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
+import type { PathKey, SecretKey } from '../../shared/settings-keys.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import type { Logger } from '../core/logger.ts';
+import { checkPath, type PathRules, pathRefusal } from './path-check.ts';
+import { type Plan, planUpdate } from './plan.ts';
+import type { SettingsRepo } from './settings.repo.ts';
+import { loadState, presentState, type SettingsDefaults, type SettingsState } from './state.ts';
+
+export interface SettingsDeps {
+  repo: SettingsRepo;
+  events: EventBus;
+  logger: Logger;
+  defaults: SettingsDefaults;
+  rules: PathRules;
+  /** The folders of the boot configuration; used where a stored folder cannot be used at start. */
+  bootPaths: Record<PathKey, string>;
+}
+
+function requireAdmin(actor: Actor): void {
+  if (!roleAllows(actor.role, 'admin')) throw new AppError('forbidden', 'settings need the role admin', { params: { role: 'admin' } });
+}
+
+/**
+ * The folders this process works in, fixed at start: the stored ones where they
+ * can be used, else the boot configuration's (logged), so a folder that went
+ * missing never keeps Kade from starting. A changed folder applies at the next start.
+ */
+function resolvePathsInUse(state: SettingsState, d: SettingsDeps): Readonly<Record<PathKey, string>> {
+  const out = { ...d.bootPaths };
+  for (const key of Object.keys(out) as PathKey[]) {
+    const want = state.paths[key];
+    if (want === d.bootPaths[key]) continue;
+    const c = checkPath(want, key, d.rules);
+    try {
+      if (!c.ok) throw new Error(`${c.reason}${c.fix ? `; fix: ${c.fix}` : ''}`);
+      mkdirSync(want, { recursive: true });
+      out[key] = want;
+    } catch (err) {
+      d.logger.error({ key, path: want, fallback: out[key], err: errorMessage(err) }, 'stored folder cannot be used; using the boot configuration');
+    }
+  }
+  return Object.freeze(out);
+}
+
+/** Settings editable in the interface, stored as JSON in the settings table; secrets are write-only. */
+export function createSettingsService(d: SettingsDeps) {
+  const { repo, events, defaults, rules } = d;
+  const state = () => loadState(repo, defaults);
+  const pathsInUse = resolvePathsInUse(state(), d);
+
+  /** Refuses the first folder Kade cannot reach (all of them in `fields`), then creates the new ones. */
+  function checkFolders(plan: Plan): void {
+    const checks = plan.check.map((c) => ({ ...c, result: checkPath(c.path, c.key, rules) }));
+    const bad = checks.filter((c) => !c.result.ok);
+    const first = bad[0];
+    if (first) throw pathRefusal(first.key, first.result, rules.uid, [...new Set(bad.map((b) => b.key))]);
+    for (const c of checks) {
+      if (c.result.exists) continue;
+      try {
+        mkdirSync(c.result.path, { recursive: true });
+      } catch {
+        // Lost a race, or a read-only mount the probe could not see: the folder cannot be made after all.
+        throw pathRefusal(c.key, { ...c.result, ok: false, reason: 'not_creatable' }, rules.uid, [c.key]);
+      }
+    }
+  }
+
+  function apply(actor: Actor, input: SettingsUpdateT): SettingsT {
+    const plan = planUpdate(state(), input, rules.mountedBase);
+    checkFolders(plan);
+    if (plan.changed.length > 0) {
+      repo.write({ set: plan.set, remove: plan.remove });
+      // Only the names of what changed: values of secrets must never reach the audit log.
+      events.emit({ type: 'settings.updated', actor, source: 'settings', target: 'settings', status: 'ok', detail: { keys: plan.changed.join(',') } });
+    }
+    return presentState(state(), pathsInUse);
+  }
+
+  return {
+    read(actor: Actor): SettingsT {
+      requireAdmin(actor);
+      return presentState(state(), pathsInUse);
+    },
+
+    /** Saves any subset; refuses a changed folder Kade cannot reach, never an unchanged one. */
+    update(actor: Actor, input: SettingsUpdateT): SettingsT {
+      requireAdmin(actor);
+      return apply(actor, input);
+    },
+
+    /** The wizard's folders: BASE_DIR, and derived folders that follow it unless given. */
+    setPaths(actor: Actor, input: { BASE_DIR: string; LIBRARY_DIR?: string | undefined; DATA_DIR?: string | undefined; BACKUP_DIR?: string | undefined }) {
+      requireAdmin(actor);
+      return apply(actor, {
+        BASE_DIR: input.BASE_DIR,
+        LIBRARY_DIR: input.LIBRARY_DIR ?? '',
+        DATA_DIR: input.DATA_DIR ?? '',
+        BACKUP_DIR: input.BACKUP_DIR ?? '',
+      });
+    },
+
+    checkPath: (path: string, key?: PathCheckKey): PathCheckT => checkPath(path, key, rules),
+
+    wizardDone: (): boolean => state().plain.WIZARD_DONE,
+    /** Set by the wizard service, which emits its own event. */
+    setWizardDone(done: boolean): void {
+      repo.write({ set: { WIZARD_DONE: done }, remove: [] });
+    },
+
+    timezone: (): string => state().plain.TIMEZONE,
+    autoSyncOnBoot: (): boolean => state().plain.AUTO_SYNC_ON_BOOT,
+    pathsInUse: (): Readonly<Record<PathKey, string>> => pathsInUse,
+    auth: (): AuthSettingsT => state().auth,
+    /** A write-only value for the module that uses it (notifications, self-update); null when not set. */
+    secret: (key: SecretKey): string | null => state().secrets[key],
+  };
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;

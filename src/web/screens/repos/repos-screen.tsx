@@ -1,0 +1,102 @@
+import { useState } from 'preact/hooks';
+import { roleAllows } from '../../../shared/roles.ts';
+import type { UserT } from '../../api.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { jobEnded } from '../../components/job-progress.tsx';
+import { t } from '../../i18n.ts';
+import { RepoForm } from './repo-form.tsx';
+import { RepoRow } from './repo-row.tsx';
+import type { JobT, RepoT } from './repos-api.ts';
+import { useRepos } from './use-repos.ts';
+import './repos.css';
+
+/** A success message kept as data, so it follows a language switch. */
+type Notice = { kind: 'added' | 'edited' | 'deleted'; name: string };
+
+function noticeText(n: Notice): string {
+  switch (n.kind) {
+    case 'added':
+      return t('repos.done_add', { name: n.name });
+    case 'edited':
+      return t('repos.done_edit', { name: n.name });
+    case 'deleted':
+      return t('repos.done_delete', { name: n.name });
+  }
+}
+
+/** The template repositories: everyone sees them, operators fetch them again, admins add, edit and delete. */
+export function ReposScreen({ user }: { user: UserT }) {
+  const { repos, error, version, reload } = useRepos();
+  const [jobs, setJobs] = useState<Record<string, JobT>>({});
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const rights = { sync: roleAllows(user.role, 'operator'), manage: roleAllows(user.role, 'admin') };
+
+  const track = (id: string, job: JobT | null) => {
+    setJobs((prev) => {
+      const next = { ...prev };
+      if (job) next[id] = job;
+      else delete next[id];
+      return next;
+    });
+    // A finished sync changed the cache status; read it back rather than guess.
+    if (job && jobEnded(job)) reload();
+  };
+  const saved = (kind: 'added' | 'edited') => (repo: RepoT, job: JobT) => {
+    setNotice({ kind, name: repo.name });
+    track(repo.id, job);
+    reload();
+  };
+
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {t('repos.title')}
+        </h1>
+        <div class="page-tools">
+          <button type="button" class="btn btn-small" onClick={reload}>
+            {t('repos.refresh')}
+          </button>
+        </div>
+      </div>
+      <p class="muted repos-intro">{t('repos.intro')}</p>
+      {/* Always in the page, so screen readers announce what is put into it. */}
+      <div role="status" class="repos-status">
+        {notice && <p class="notice">{noticeText(notice)}</p>}
+      </div>
+      <ErrorMessage error={error} />
+      {repos === null && !error && (
+        <p class="muted" role="status">
+          {t('repos.loading')}
+        </p>
+      )}
+      {repos !== null && repos.length === 0 && (
+        <div class="empty card">
+          <p>{t('repos.empty')}</p>
+          <p>{rights.manage ? t('repos.empty_admin') : t('repos.empty_ask')}</p>
+        </div>
+      )}
+      {repos !== null && repos.length > 0 && (
+        <ul class="repo-list" aria-label={t('repos.list_label')}>
+          {repos.map((r) => (
+            <RepoRow
+              key={r.id}
+              repo={r}
+              rights={rights}
+              kadeVersion={version}
+              job={jobs[r.id]}
+              onJob={track}
+              onSaved={saved('edited')}
+              onDeleted={(gone) => {
+                setNotice({ kind: 'deleted', name: gone.name });
+                track(gone.id, null);
+                reload();
+              }}
+            />
+          ))}
+        </ul>
+      )}
+      {rights.manage && <RepoForm onSaved={saved('added')} />}
+    </section>
+  );
+}

@@ -1,0 +1,26 @@
+import type { JobT, RepoT } from '../../../shared/api.ts';
+import type { PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT, WizardStateT } from '../../../shared/settings.ts';
+import { request } from '../../api.ts';
+
+export const getSettings = (): Promise<SettingsT> => request<SettingsT>('GET', '/api/settings');
+export const saveSettings = (body: SettingsUpdateT): Promise<SettingsT> => request<SettingsT>('PUT', '/api/settings', body);
+
+export function checkPath(path: string, key?: PathCheckKey): Promise<PathCheckT> {
+  const q = new URLSearchParams({ path });
+  if (key) q.set('key', key);
+  return request<PathCheckT>('GET', `/api/paths/check?${q.toString()}`);
+}
+
+export const getWizard = (): Promise<WizardStateT> => request<WizardStateT>('GET', '/api/wizard');
+export const resetWizard = (): Promise<WizardStateT> => request<WizardStateT>('POST', '/api/wizard/reset');
+export const completeWizard = (): Promise<WizardStateT> => request<WizardStateT>('POST', '/api/wizard/complete');
+export const wizardPaths = (BASE_DIR: string): Promise<SettingsT> => request<SettingsT>('POST', '/api/wizard/paths', { BASE_DIR });
+
+export interface RepoForm {
+  url: string;
+  branch?: string;
+  subdirectory?: string;
+  token?: string;
+}
+export const wizardGit = (body: RepoForm): Promise<{ repo: RepoT; job: JobT }> => request('POST', '/api/wizard/git', body);
+export const wizardSync = (): Promise<{ jobs: JobT[] }> => request('POST', '/api/wizard/sync');

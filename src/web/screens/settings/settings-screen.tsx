@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { SettingsT } from '../../../shared/settings.ts';
+import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { t } from '../../i18n.ts';
+import { navigate } from '../../router.ts';
+import { FoldersSection } from './folders-section.tsx';
+import { makeBinders, type SectionProps } from './form-bind.ts';
+import { SaveResult, type SaveState } from './save-result.tsx';
+import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
+import { getSettings, resetWizard, saveSettings } from './settings-api.ts';
+import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
+import './settings.css';
+
+/** A setting's name as the form shows it: the key, which is also what the `.env` and the API call it. */
+const labelOf = (key: string) => key;
+
+const pathsPending = (s: SettingsT) => (['BASE_DIR', 'LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const).some((k) => s[k] !== s.paths_in_use[k]);
+
+/** Kade's own settings in groups; a save shows the server's refusal as it is, never a success it did not get. */
+export function SettingsScreen() {
+  const [saved, setSaved] = useState<SettingsT | null>(null);
+  const [form, setForm] = useState<SettingsForm | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [result, setResult] = useState<SaveState>({ kind: 'idle' });
+  const [bad, setBad] = useState<Set<string>>(new Set());
+
+  useEffect(() => {
+    getSettings()
+      .then((s) => {
+        setSaved(s);
+        setForm(toForm(s));
+      })
+      .catch(setLoadError);
+  }, []);
+
+  // The outcome sits in the sticky bar; make sure it is on screen after the render.
+  const focusResult = (): void => {
+    setTimeout(() => document.getElementById('settings-result')?.scrollIntoView({ block: 'nearest' }), 0);
+  };
+
+  const save = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    if (!form || result.kind === 'saving') return;
+    const body = toUpdate(form);
+    const keys = await invalidKeys(body);
+    setBad(new Set(keys));
+    if (keys.length > 0) {
+      setResult({ kind: 'invalid', keys });
+      focusResult();
+      return;
+    }
+    setResult({ kind: 'saving' });
+    try {
+      const s = await saveSettings(body);
+      setSaved(s);
+      setForm(toForm(s));
+      setResult({ kind: 'saved', restart: pathsPending(s) });
+    } catch (error) {
+      // The server names fields as paths (APP_NETWORKS.0); the form marks the setting itself.
+      setBad(new Set(errorFields(error).map((f) => f.split('.')[0] ?? f)));
+      setResult({ kind: 'refused', error });
+    }
+    focusResult();
+  };
+
+  const rerunWizard = async () => {
+    try {
+      await resetWizard();
+      navigate('/wizard');
+    } catch (error) {
+      setResult({ kind: 'refused', error });
+    }
+  };
+
+  return (
+    <section class="page settings-page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {t('settings.title')}
+        </h1>
+      </div>
+      <p class="muted page-intro">{t('settings.intro')}</p>
+      <ErrorMessage error={loadError} />
+      {!saved && !loadError && (
+        <p class="muted" role="status">
+          {t('settings.loading')}
+        </p>
+      )}
+      {saved && form && (
+        <SettingsBody
+          saved={saved}
+          form={form}
+          setForm={setForm}
+          bad={bad}
+          result={result}
+          onSave={save}
+          onWizard={() => void rerunWizard()}
+          onEdit={() => setResult({ kind: 'idle' })}
+        />
+      )}
+    </section>
+  );
+}
+
+interface BodyProps {
+  saved: SettingsT;
+  form: SettingsForm;
+  setForm: (f: (prev: SettingsForm | null) => SettingsForm | null) => void;
+  bad: Set<string>;
+  result: SaveState;
+  onSave: (e: Event) => Promise<void>;
+  onWizard: () => void;
+  onEdit: () => void;
+}
+
+function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onEdit }: BodyProps) {
+  const update = (f: (prev: SettingsForm) => SettingsForm) => {
+    setForm((prev) => (prev ? f(prev) : prev));
+    // The last outcome speaks of what was sent then; an edit makes it stale.
+    if (result.kind !== 'saving' && result.kind !== 'idle') onEdit();
+  };
+  const props: SectionProps = { form, saved, ...makeBinders(form, saved, bad, update), setBase: (v) => update((f) => withBase(f, v)) };
+  const saving = result.kind === 'saving';
+  return (
+    <>
+      <form class="settings-form" onSubmit={(e) => void onSave(e)} aria-busy={saving} noValidate>
+        <FoldersSection {...props} />
+        <TimeSection {...props} />
+        <NetworksSection {...props} />
+        <BackupsSection {...props} />
+        <NotifySection {...props} />
+        <UpdatesSection {...props} />
+        <RegistrySection {...props} />
+        <div class="save-bar">
+          <SaveResult state={result} labelOf={labelOf} />
+          <button type="submit" class="btn btn-primary" aria-disabled={saving}>
+            {saving ? t('settings.saving') : t('settings.save')}
+          </button>
+        </div>
+      </form>
+      <SsoSection {...props} />
+      <section class="card settings-section" aria-labelledby="settings-wizard">
+        <h2 id="settings-wizard">{t('settings.wizard')}</h2>
+        <p class="muted section-intro">{t('settings.wizard_text')}</p>
+        <button type="button" class="btn" onClick={onWizard}>
+          {t('settings.wizard_run')}
+        </button>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+import type { StoreAppT } from '../../../shared/api.ts';
+import type { Category } from '../../../shared/categories.ts';
+import { getLang, t } from '../../i18n.ts';
+
+/** Looks up a category by id; an id the server does not know shows as its raw text in grey. */
+export type CategoryLookup = (id: string) => Category | undefined;
+
+export const categoryName = (c: Category): string => c.name[getLang()];
+
+// The page's CSP allows only same-origin images; a remote icon would be blocked, so it is not even tried.
+const sameOrigin = (icon: string | null): icon is string => icon !== null && /^\/(?!\/)/.test(icon);
+
+const FALLBACK_COLOUR = '#64748b';
+
+/** One app of the store: what it is, where it comes from, and whether it is installed already. */
+export function AppCard({ app, category }: { app: StoreAppT; category: CategoryLookup }) {
+  const headingId = `store-${app.repo}-${app.app}`;
+  const description = getLang() === 'nl' && app.description_nl ? app.description_nl : app.description;
+  const colour = category(app.categories[0] ?? '')?.color ?? FALLBACK_COLOUR;
+  return (
+    <li class="store-card" aria-labelledby={headingId}>
+      <div class="store-card-head">
+        {sameOrigin(app.icon) ? (
+          <img class="store-avatar" src={app.icon} alt="" width={48} height={48} />
+        ) : (
+          <span class="store-avatar store-letter" style={{ '--cat': colour }} aria-hidden="true">
+            {(/[\p{L}\p{N}]/u.exec(app.name)?.[0] ?? '?').toLocaleUpperCase()}
+          </span>
+        )}
+        <div class="store-card-title">
+          <h2 id={headingId}>{app.name}</h2>
+          <p class="store-card-meta">
+            <span>{t('store.version', { version: app.version })}</span>
+            <span>{t('store.from', { repo: app.repo })}</span>
+          </p>
+        </div>
+      </div>
+      {app.installed.length > 0 && <p class="store-installed">{t('store.installed', { names: app.installed.join(', ') })}</p>}
+      {description && <p class="store-card-desc">{description}</p>}
+      <ul class="store-chips" aria-label={t('store.categories_label')}>
+        {app.categories.map((id) => {
+          const c = category(id);
+          return (
+            <li key={id} class="store-chip" style={{ '--cat': c?.color ?? FALLBACK_COLOUR }}>
+              {c ? categoryName(c) : id}
+            </li>
+          );
+        })}
+      </ul>
+      {app.tags.length > 0 && (
+        <ul class="store-tags" aria-label={t('store.tags_label')}>
+          {app.tags.map((tag) => (
+            <li key={tag}>{tag}</li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,215 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { JobT } from '../../../shared/api.ts';
+import { joinPath, normalisePath } from '../../../shared/paths.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { Field } from '../../components/field.tsx';
+import { JobProgress } from '../../components/job-progress.tsx';
+import { t } from '../../i18n.ts';
+import { PathField } from '../settings/path-field.tsx';
+import { SaveResult, type SaveState } from '../settings/save-result.tsx';
+import { wizardGit, wizardPaths, wizardSync } from '../settings/settings-api.ts';
+
+function StepTitle({ text }: { text: string }) {
+  return (
+    <h2 id="wizard-step-title" tabIndex={-1}>
+      {text}
+    </h2>
+  );
+}
+
+function Nav({ busy, next, onBack }: { busy?: boolean; next: string; onBack?: () => void }) {
+  return (
+    <div class="wizard-nav">
+      {onBack && (
+        <button type="button" class="btn" onClick={onBack}>
+          {t('wizard.back')}
+        </button>
+      )}
+      <button type="submit" class="btn btn-primary" aria-disabled={busy}>
+        {next}
+      </button>
+    </div>
+  );
+}
+
+export function PathsStep({ initial, onDone }: { initial: string; onDone: () => void }) {
+  const [base, setBase] = useState(initial);
+  const [state, setState] = useState<SaveState>({ kind: 'idle' });
+  const b = normalisePath(base);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (state.kind === 'saving') return;
+    setState({ kind: 'saving' });
+    try {
+      await wizardPaths(base.trim());
+      onDone();
+    } catch (error) {
+      setState({ kind: 'refused', error });
+    }
+  };
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate aria-busy={state.kind === 'saving'}>
+      <StepTitle text={t('wizard.step.paths')} />
+      <p>{t('wizard.paths_text')}</p>
+      <PathField
+        label={t('settings.base_dir')}
+        name="BASE_DIR"
+        value={base}
+        onInput={(v) => {
+          setBase(v);
+          // A refusal speaks of the folder that was sent; the live check takes over once it changes.
+          setState({ kind: 'idle' });
+        }}
+        invalid={state.kind === 'refused'}
+      />
+      {b.startsWith('/') && (
+        <p class="muted small">
+          {t('wizard.paths_derived', { library: joinPath(b, 'stacks'), data: joinPath(b, 'appdata'), backups: joinPath(b, 'backups') })}
+        </p>
+      )}
+      <SaveResult state={state} labelOf={(k) => k} />
+      <Nav busy={state.kind === 'saving'} next={state.kind === 'saving' ? t('wizard.saving') : t('wizard.next')} />
+    </form>
+  );
+}
+
+export function RepoStep({ repos, onBack, onDone }: { repos: number; onBack: () => void; onDone: () => void }) {
+  const [url, setUrl] = useState('');
+  const [branch, setBranch] = useState('main');
+  const [subdir, setSubdir] = useState('');
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await wizardGit({ url: url.trim(), branch: branch.trim() || 'main', subdirectory: subdir.trim(), ...(token ? { token } : {}) });
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const bad = error !== null;
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate aria-busy={busy}>
+      <StepTitle text={t('wizard.step.repo')} />
+      <p>{t('wizard.repo_text')}</p>
+      {repos > 0 && (
+        <div class="notice wizard-existing">
+          <p>{t('wizard.repo_existing', { count: repos })}</p>
+          <button type="button" class="btn btn-small" onClick={onDone}>
+            {t('wizard.repo_skip')}
+          </button>
+        </div>
+      )}
+      <div class="settings-grid">
+        <Field
+          label={t('wizard.repo_url')}
+          name="url"
+          value={url}
+          onInput={setUrl}
+          autocomplete="url"
+          hint={t('wizard.repo_url_hint')}
+          invalid={bad}
+          errorId="wizard-repo-error"
+        />
+        <Field label={t('wizard.repo_branch')} name="branch" value={branch} onInput={setBranch} autocomplete="off" />
+        <Field
+          label={t('wizard.repo_subdir')}
+          name="subdirectory"
+          value={subdir}
+          onInput={setSubdir}
+          autocomplete="off"
+          hint={t('wizard.repo_subdir_hint')}
+          required={false}
+        />
+        <Field
+          label={t('wizard.repo_token')}
+          name="token"
+          type="password"
+          value={token}
+          onInput={setToken}
+          autocomplete="new-password"
+          hint={t('wizard.repo_token_hint')}
+          required={false}
+        />
+      </div>
+      <ErrorMessage error={error} id="wizard-repo-error" />
+      <Nav busy={busy} next={busy ? t('wizard.saving') : t('wizard.next')} onBack={onBack} />
+    </form>
+  );
+}
+
+/** Starts the sync of every repo and shows each job until it ends; only a full success goes on. */
+export function SyncStep({ onBack, onDone }: { onBack: () => void; onDone: () => void }) {
+  const [round, setRound] = useState(0);
+  const [jobs, setJobs] = useState<JobT[] | null>(null);
+  const [ended, setEnded] = useState<Record<string, JobT>>({});
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setJobs(null);
+    setEnded({});
+    setError(null);
+    wizardSync()
+      .then((a) => setJobs(a.jobs))
+      .catch(setError);
+  }, [round]);
+  const finished = jobs?.every((j) => ended[j.id]) ?? false;
+  const ok = finished && (jobs ?? []).every((j) => ended[j.id]?.state === 'succeeded');
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (ok) onDone();
+      }}
+      noValidate
+    >
+      <StepTitle text={t('wizard.step.sync')} />
+      <p>{jobs?.length === 0 ? t('wizard.sync_none') : t('wizard.sync_text')}</p>
+      <ErrorMessage error={error} />
+      <div class="wizard-jobs">
+        {jobs?.map((j, i) => (
+          <JobProgress
+            key={j.id}
+            job={j}
+            label={t('wizard.sync_job', { n: i + 1, total: jobs.length })}
+            onEnd={(end) => setEnded((prev) => ({ ...prev, [end.id]: end }))}
+          />
+        ))}
+      </div>
+      {finished && !ok && (
+        <div class="error" role="alert">
+          <p>{t('wizard.sync_failed')}</p>
+          <button type="button" class="btn btn-small wizard-retry" onClick={() => setRound((r) => r + 1)}>
+            {t('wizard.sync_retry')}
+          </button>
+        </div>
+      )}
+      {ok && (
+        <p class="notice notice-ok" role="status">
+          {t('wizard.sync_ok')}
+        </p>
+      )}
+      <Nav busy={!ok} next={t('wizard.next')} onBack={onBack} />
+    </form>
+  );
+}
+
+export function DoneStep({ onFinish }: { onFinish: () => Promise<void> }) {
+  return (
+    <div>
+      <StepTitle text={t('wizard.done_title')} />
+      <p>{t('wizard.done_text')}</p>
+      <div class="wizard-nav">
+        <button type="button" class="btn btn-primary" onClick={() => void onFinish()}>
+          {t('wizard.finish')}
+        </button>
+      </div>
+    </div>
+  );
+}
