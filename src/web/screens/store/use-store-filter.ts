@@ -34,7 +34,8 @@ export function useStoreFilter(): StoreFilterState {
   const setLabel = useCallback((label: string) => setFilter((f) => ({ ...f, label })), []);
   const clear = useCallback(() => {
     setText('');
-    setFilter(NO_FILTER);
+    // A fresh object: clearing is a change of filter too, so the card limit starts again.
+    setFilter({ ...NO_FILTER });
   }, []);
   const showMore = useCallback(() => setPage({ filter, limit: limit + PAGE_SIZE }), [filter, limit]);
   return { text, filter, limit, setText, setCategory, setLabel, clear, showMore };
