@@ -133,6 +133,7 @@ export const Stack = z.object({
   source: z.object({ repo: z.string(), app: z.string() }).nullable(),
   repo_status: z.object({ commit: z.string().nullable(), outdated: z.boolean() }).nullable(),
   adopted: z.boolean(),
+  /** A code the interface translates: no_compose_file, compose_unreadable, engine_unreachable. */
   warning: z.string().nullable(),
 });
 export const StackDetail = Stack.extend({ containers: z.array(StackContainer) });

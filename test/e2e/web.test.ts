@@ -113,7 +113,7 @@ describe('web interface', () => {
     await visible(demo.getByText(/^(Stopped|Unknown)$/));
     await hasAttr(demo.getByRole('link', { name: `Open ${DEMO} in a new tab` }), 'href', /:8088\/$/);
     await visible(demo.getByRole('button', { name: `Start ${DEMO}`, exact: true }));
-    await visible(broken.getByText('this folder has no compose file'));
+    await visible(broken.getByText('This folder has no compose file.'));
     await hasCount(broken.getByRole('button'), 0);
     await visible(broken.locator('.dot-missing_compose'));
     await shoot(page, 'apps-list');

@@ -69,12 +69,12 @@ export function presentStack(libraryDir: string, name: string, containers: Conta
   let warning: string | null = null;
   if (!file) {
     status = 'missing_compose';
-    warning = 'this folder has no compose file';
+    warning = 'no_compose_file';
   } else if (!summary?.valid) {
     status = containers === null ? 'unknown' : statusOf([], containers);
-    warning = 'the compose file cannot be read';
+    warning = 'compose_unreadable';
   } else status = containers === null ? 'unknown' : statusOf(services, containers);
-  if (containers === null && file) warning = 'the container engine cannot be reached';
+  if (containers === null && file) warning = 'engine_unreachable';
   const web = meta?.web;
   return {
     name,

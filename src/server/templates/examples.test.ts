@@ -13,8 +13,8 @@ for (const root of roots) {
   for (const app of readdirSync(root)) {
     test(`${root}/${app} loads and renders with its defaults`, () => {
       const { template, compose } = loadTemplate(join(root, app), app);
-      const input: Record<string, string> = {};
-      for (const f of allFields(template)) if (f.required && f.default === undefined) input[f.id] = f.type === 'email' ? 'a@b.example' : 'x';
+      const input: Record<string, string | number> = {};
+      for (const f of allFields(template)) if (f.required && f.default === undefined) input[f.id] = f.type === 'email' ? 'a@b.example' : f.type === 'port' || f.type === 'number' ? 1234 : `dummy-${f.id}-value`;
       const values = resolveValues(template, input, { dataDir: '/srv/appdata', uid: 1000, gid: 1000 });
       const out = renderTemplate({ template, compose, values, timezone: 'UTC' });
       const doc = parse(out.compose);

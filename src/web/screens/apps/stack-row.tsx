@@ -1,7 +1,7 @@
 import type { StackT } from '../../../shared/api.ts';
 import type { StackAction } from '../../api.ts';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
-import { t } from '../../i18n.ts';
+import { isMessageKey, t } from '../../i18n.ts';
 import { isBusy, type TrackedJob } from './use-stack-jobs.ts';
 
 const ACTIONS: readonly StackAction[] = ['start', 'stop', 'restart'];
@@ -63,7 +63,7 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
           ))}
         </fieldset>
       )}
-      {stack.warning && <p class="stack-warning">{stack.warning}</p>}
+      {stack.warning && <p class="stack-warning">{warningText(stack.warning)}</p>}
       <JobLine name={name} tracked={tracked} onDismiss={onDismiss} />
     </li>
   );
@@ -112,4 +112,10 @@ function JobLine({ name, tracked, onDismiss }: { name: string; tracked: TrackedJ
       )}
     </div>
   );
+}
+
+/** Warnings arrive as codes; an unknown one is shown as sent. */
+function warningText(code: string): string {
+  const key = `stack.warning.${code}`;
+  return isMessageKey(key) ? t(key) : code;
 }
