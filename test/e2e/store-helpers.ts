@@ -21,7 +21,10 @@ export function writeBulkRepo(dir: string, count: number): void {
       fields: [{ id: 'port', label: 'Port', type: 'port', default: 20000 + i, required: true }],
     };
     writeFileSync(join(app, 'template.json'), JSON.stringify(template, null, 2));
-    writeFileSync(join(app, 'docker-compose.yml'), ['services:', '  web:', '    image: traefik/whoami:v1.10', '    ports:', '      - "{{port}}:80"', ''].join('\n'));
+    writeFileSync(
+      join(app, 'docker-compose.yml'),
+      ['services:', '  web:', '    image: traefik/whoami:v1.10', '    ports:', '      - "{{port}}:80"', ''].join('\n'),
+    );
   }
 }
 

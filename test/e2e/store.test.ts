@@ -118,13 +118,19 @@ describe('store and template repositories', () => {
     await form.getByLabel('Folder with the apps', { exact: true }).fill('apps');
     await shoot(page, 'repos-add');
     await form.getByRole('button', { name: 'Add repository' }).click();
-    await hasText(page.locator('.repos-status'), 'Examples has been added; Kade fetches it now.');
+    await hasText(form.getByRole('status'), 'Examples has been added; Kade fetches it now.');
     const row = repoRow('Examples');
     await hasText(row.locator('.job-progress-state'), 'Done', 30_000);
     await visible(row.getByRole('log').filter({ hasText: `${EXAMPLES} apps` }));
     // The list is read again after the job: the cache status is filled in.
     await visible(row.locator('code[title]'));
-    await hasText(row.locator('dd').filter({ hasText: /VERSION|v0\.1\.00/ }).first(), /v0\.1\.00/);
+    await hasText(
+      row
+        .locator('dd')
+        .filter({ hasText: /VERSION|v0\.1\.00/ })
+        .first(),
+      /v0\.1\.00/,
+    );
     await hasCount(row.getByText('outdated', { exact: true }), 0);
     assert.equal(await form.getByLabel('Name', { exact: true }).inputValue(), '', 'the add form is emptied after a success');
     await shoot(page, 'repos-synced');
@@ -171,6 +177,9 @@ describe('store and template repositories', () => {
     await visible(row.getByText(/^Outdated: this repository was written for Kade v0\.0\.50, older than this Kade \(v/));
     assert.ok(!(await page.content()).includes('not-needed-by-this-server'), 'the token is never shown');
     await shoot(page, 'repos-two');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, 'repos-two-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   test('60 cards at once, "show more", and the limit resets when the search changes', async () => {
@@ -222,6 +231,7 @@ describe('store and template repositories', () => {
     await label.selectOption(rare);
     await hasCount(cards(), 1);
     await page.getByLabel('Search', { exact: true }).fill('');
+    await visible(page.getByText('Without a search term: the 40 most used labels.'));
     await hasCount(cards(), rareCount);
     assert.ok((await options(label)).includes(`${rare} (${rareCount})`), 'the chosen label stays in the list');
     assert.equal(await label.inputValue(), rare);
@@ -233,6 +243,7 @@ describe('store and template repositories', () => {
   test('no app matches: the store says so and clears the filters', async () => {
     await page.getByLabel('Search', { exact: true }).fill('nothing matches this text');
     await visible(page.getByText(`None of the ${EXAMPLES + BULK} apps match these filters.`));
+    await hasText(page.locator('.store-count'), `No matching apps (${EXAMPLES + BULK} in the store)`);
     await hasCount(cards(), 0);
     await shoot(page, 'store-no-match');
     await page.locator('.store-empty').getByRole('button', { name: 'Clear filters' }).click();
@@ -252,11 +263,13 @@ describe('store and template repositories', () => {
     await form.getByRole('button', { name: 'Save and fetch' }).click();
     await hasText(form.getByRole('alert').locator('p').first(), 'This git address is not accepted.');
     await hasAttr(form.getByLabel('Address', { exact: true }), 'aria-invalid', 'true');
-    await hasText(page.locator('.repos-status'), /^(Bulk has been added; Kade fetches it now\.)?$/);
+    await hasText(page.locator('.repos-status'), '');
     await shoot(page, 'repos-refused');
     await page.getByLabel('Language').selectOption('nl');
-    await hasText(form.getByRole('alert').locator('p').first(), 'Dit git-adres wordt niet geaccepteerd.');
-    await visible(form.getByText('Er is een token ingesteld. Laat dit leeg om het te houden; een nieuwe waarde vervangt het.'));
+    // The form is named by its heading, which is Dutch now.
+    const nlForm = row.getByRole('form', { name: 'Bulk bewerken' });
+    await hasText(nlForm.getByRole('alert').locator('p').first(), 'Dit git-adres wordt niet geaccepteerd.');
+    await visible(nlForm.getByText('Er is een token ingesteld. Laat dit leeg om het te houden; een nieuwe waarde vervangt het.'));
     await shoot(page, 'repos-refused-nl');
     await page.getByLabel('Taal').selectOption('en');
     await form.getByRole('button', { name: 'Cancel' }).click();
@@ -326,6 +339,20 @@ describe('store and template repositories', () => {
     await eventually(async () => assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('id')?.endsWith('-cat')), true));
     await shoot(page, 'store-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  test('an operator may fetch a repository again but not change it', async () => {
+    assert.equal((await api.post('/api/users', { name: 'otto', password: PW, role: 'operator' })).status, 201);
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const operator = await context.newPage();
+    watch(operator);
+    await logIn(operator, 'otto');
+    await menu(operator, 'Repositories').click();
+    const row = operator.locator('.repo').filter({ has: operator.getByRole('heading', { name: /^Example apps\b/ }) });
+    await visible(row.getByRole('button', { name: 'Fetch Example apps again' }));
+    await hasCount(row.getByRole('button', { name: /^(Edit|Delete) / }), 0);
+    await hasCount(operator.getByRole('form', { name: 'Add a repository' }), 0);
+    await context.close();
   });
 
   test('no script errors or CSP violations along the way', () => {

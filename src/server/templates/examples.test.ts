@@ -14,7 +14,9 @@ for (const root of roots) {
     test(`${root}/${app} loads and renders with its defaults`, () => {
       const { template, compose } = loadTemplate(join(root, app), app);
       const input: Record<string, string | number> = {};
-      for (const f of allFields(template)) if (f.required && f.default === undefined) input[f.id] = f.type === 'email' ? 'a@b.example' : f.type === 'port' || f.type === 'number' ? 1234 : `dummy-${f.id}-value`;
+      for (const f of allFields(template))
+        if (f.required && f.default === undefined)
+          input[f.id] = f.type === 'email' ? 'a@b.example' : f.type === 'port' || f.type === 'number' ? 1234 : `dummy-${f.id}-value`;
       const values = resolveValues(template, input, { dataDir: '/srv/appdata', uid: 1000, gid: 1000 });
       const out = renderTemplate({ template, compose, values, timezone: 'UTC' });
       const doc = parse(out.compose);

@@ -10,10 +10,12 @@ interface Props {
   /** Called only after the server accepted the change, with the sync job it started. */
   onSaved: (repo: RepoT, job: JobT) => void;
   onCancel?: () => void;
+  /** The confirmation of the last add, shown under the button where the eye is. */
+  added?: string | null;
 }
 
 /** The fields of a repo. Editing keeps the id; an empty token keeps the stored one (it is never sent to us). */
-export function RepoForm({ repo, onSaved, onCancel }: Props) {
+export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
   const [v, setV] = useState({
     name: repo?.name ?? '',
     url: repo?.url ?? '',
@@ -75,6 +77,11 @@ export function RepoForm({ repo, onSaved, onCancel }: Props) {
         {field('token', 'token', t('repos.token'), repo?.has_token ? t('repos.token_hint_keep') : t('repos.token_hint'))}
         {field('pinned', 'pinned_commit', t('repos.pinned_commit'), t('repos.pinned_hint'))}
       </div>
+      {!repo && (
+        <div role="status" class="repo-form-status">
+          {added && !error && <p class="notice">{added}</p>}
+        </div>
+      )}
       <ErrorMessage error={error} id={ids.error} />
       <div class="repo-form-buttons">
         <button type="submit" class="btn btn-primary">

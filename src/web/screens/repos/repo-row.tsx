@@ -71,7 +71,7 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
     });
 
   return (
-    <li class="repo" aria-labelledby={heading} aria-busy={busy || running}>
+    <li class="repo" aria-labelledby={heading} aria-busy={busy}>
       <div class="repo-head">
         <h2 id={heading}>
           {repo.name}

@@ -32,16 +32,11 @@ export function RepoDetails({ repo, kadeVersion }: { repo: RepoT; kadeVersion: s
         </div>
         <div>
           <dt>{t('repos.commit')}</dt>
-          <dd>
-            {s.commit ? (
-              <>
-                <code title={s.commit}>{s.commit.slice(0, 7)}</code>
-                {s.commit_date && <span class="muted"> · {formatDateTime(s.commit_date)}</span>}
-              </>
-            ) : (
-              t('repos.none')
-            )}
-          </dd>
+          <dd>{s.commit ? <code title={s.commit}>{s.commit.slice(0, 7)}</code> : t('repos.none')}</dd>
+        </div>
+        <div>
+          <dt>{t('repos.commit_date')}</dt>
+          <dd>{s.commit_date ? formatDateTime(s.commit_date) : t('repos.none')}</dd>
         </div>
         <div>
           <dt>{t('repos.synced')}</dt>

@@ -62,7 +62,7 @@ export function ReposScreen({ user }: { user: UserT }) {
       <p class="muted repos-intro">{t('repos.intro')}</p>
       {/* Always in the page, so screen readers announce what is put into it. */}
       <div role="status" class="repos-status">
-        {notice && <p class="notice">{noticeText(notice)}</p>}
+        {notice && notice.kind !== 'added' && <p class="notice">{noticeText(notice)}</p>}
       </div>
       <ErrorMessage error={error} />
       {repos === null && !error && (
@@ -71,7 +71,7 @@ export function ReposScreen({ user }: { user: UserT }) {
         </p>
       )}
       {repos !== null && repos.length === 0 && (
-        <div class="empty card">
+        <div class="empty card repos-empty">
           <p>{t('repos.empty')}</p>
           <p>{rights.manage ? t('repos.empty_admin') : t('repos.empty_ask')}</p>
         </div>
@@ -96,7 +96,7 @@ export function ReposScreen({ user }: { user: UserT }) {
           ))}
         </ul>
       )}
-      {rights.manage && <RepoForm onSaved={saved('added')} />}
+      {rights.manage && <RepoForm onSaved={saved('added')} added={notice?.kind === 'added' ? noticeText(notice) : null} />}
     </section>
   );
 }

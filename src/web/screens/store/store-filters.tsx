@@ -18,7 +18,13 @@ export function StoreFilters({ state, categories, labels }: Props) {
   const { text, filter } = state;
   return (
     <search aria-label={t('store.filters')}>
-      <form class="store-filters card" onSubmit={(e) => e.preventDefault()}>
+      <form
+        class="store-filters card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          state.applyText();
+        }}
+      >
         <div class="field store-search">
           <label for={`${id}-q`}>{t('store.search')}</label>
           <input

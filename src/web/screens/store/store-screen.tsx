@@ -61,9 +61,7 @@ function StoreBody({ data, state }: { data: StoreData; state: StoreFilterState }
     <>
       <StoreFilters state={state} categories={offered} labels={labels} />
       <p class="store-count muted" role="status">
-        {hasFilter(filter)
-          ? t('store.count_match', { shown: shown.length, matches: found.length, total: apps.length })
-          : t('store.count_all', { shown: shown.length, total: apps.length })}
+        {countText(found.length, shown.length, apps.length, hasFilter(filter))}
       </p>
       {found.length === 0 ? (
         <StoreNoMatch total={apps.length} onClear={state.clear} />
@@ -83,4 +81,9 @@ function StoreBody({ data, state }: { data: StoreData; state: StoreFilterState }
       )}
     </>
   );
+}
+
+function countText(matches: number, shown: number, total: number, filtered: boolean): string {
+  if (!filtered) return t('store.count_all', { shown, total });
+  return matches === 0 ? t('store.count_none', { total }) : t('store.count_match', { shown, matches, total });
 }

@@ -11,6 +11,8 @@ export interface StoreFilterState {
   /** How many matching cards are rendered; back to one page whenever the filter changes. */
   limit: number;
   setText: (text: string) => void;
+  /** Applies the typed text at once (Enter in the search box). */
+  applyText: () => void;
   setCategory: (id: string) => void;
   setLabel: (label: string) => void;
   clear: () => void;
@@ -30,6 +32,7 @@ export function useStoreFilter(): StoreFilterState {
     return () => clearTimeout(timer);
   }, [text, filter.q]);
 
+  const applyText = useCallback(() => setFilter((f) => (f.q === text ? f : { ...f, q: text })), [text]);
   const setCategory = useCallback((category: string) => setFilter((f) => ({ ...f, category })), []);
   const setLabel = useCallback((label: string) => setFilter((f) => ({ ...f, label })), []);
   const clear = useCallback(() => {
@@ -38,5 +41,5 @@ export function useStoreFilter(): StoreFilterState {
     setFilter({ ...NO_FILTER });
   }, []);
   const showMore = useCallback(() => setPage({ filter, limit: limit + PAGE_SIZE }), [filter, limit]);
-  return { text, filter, limit, setText, setCategory, setLabel, clear, showMore };
+  return { text, filter, limit, setText, applyText, setCategory, setLabel, clear, showMore };
 }
