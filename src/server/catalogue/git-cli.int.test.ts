@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,4 +90,25 @@ test('refused URLs and branch names never reach git', async () => {
 
 test('an unknown branch fails with git_failed', async () => {
   await assert.rejects(git.sync({ url: server.url('apps'), branch: 'nope' }, join(work, 'cache-nope')), { code: 'git_failed' });
+});
+
+test('submodules are never fetched', async () => {
+  const tree = mkdtempSync(join(tmpdir(), 'kade-tree-'));
+  cpSync('test/fixtures/repos/basic', tree, { recursive: true });
+  const sub = join(tree, 'apps', 'sub');
+  cpSync('test/fixtures/repos/basic/apps/hello', sub, { recursive: true });
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t.invalid' };
+  for (const args of [
+    ['init', '-q'],
+    ['add', '.'],
+    ['commit', '-qm', 'sub'],
+  ])
+    execFileSync('git', args, { cwd: sub, env });
+  writeFileSync(join(tree, '.gitmodules'), `[submodule "apps/sub"]\n\tpath = apps/sub\n\turl = ${server.url('apps')}\n`);
+  await server.addRepo('withsub', tree, { branch: 'main' });
+  const dir = join(work, 'cache-sub');
+  await git.sync({ url: server.url('withsub'), branch: 'main' }, dir);
+  assert.ok(existsSync(join(dir, '.gitmodules')), 'the commit has a submodule');
+  assert.equal(existsSync(join(dir, 'apps', 'sub', 'template.json')), false, 'its content was not fetched');
+  rmSync(tree, { recursive: true, force: true });
 });
