@@ -12,6 +12,16 @@ export const DERIVED_FOLDERS: Record<DerivedPathKey, string> = { LIBRARY_DIR: 's
 export const SECRET_KEYS = ['NOTIFY_TOKEN', 'NOTIFY_EMAIL_PASSWORD', 'REGISTRY_TOKEN'] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
+/** Settings whose value is a number: the backup schedule and retention, the disk space limits. */
+export const NUMBER_KEYS = [
+  'BACKUP_SCHEDULE_DAY',
+  'BACKUP_SCHEDULE_HOUR',
+  'BACKUP_RETENTION_COUNT',
+  'BACKUP_RETENTION_DAYS',
+  'DISK_MIN_FREE_GB',
+  'DISK_WARN_PCT',
+] as const;
+
 export const UPDATE_CHANNELS = ['stable', 'beta'] as const;
 export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
 

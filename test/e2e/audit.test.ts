@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, hasCount, hasText, isFocused, shoot, visible } from './web-helpers.ts';
+import { eventually, hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // The audit screen as an admin uses it: real logins make entries, the rest of the log is filled
 // through the event bus so there is more than one page to walk through.
-if (!existsSync('dist/web/index.html')) {
-  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
-}
+requireBuiltWeb();
 
 const ADMIN = 'admin';
 const PASSWORD = 'correct-horse-battery';
@@ -37,7 +34,6 @@ function seedAppEvents(): void {
 }
 
 before(async () => {
-  mkdirSync('test-results/screenshots', { recursive: true });
   server = await startTestServer();
   const api = new ApiClient(server.url);
   await api.loginAs(ADMIN, PASSWORD);
@@ -48,17 +44,8 @@ before(async () => {
   const wrong = await new ApiClient(server.url).post('/api/auth/login', { username: 'mallory', password: 'guessing-here' });
   assert.equal(wrong.status, 401);
   total = (await api.get('/api/audit')).body.total + 1;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()} at ${JSON.stringify(m.location())}`);
-  });
+  browser = await launchBrowser();
+  page = await openPage(browser, problems, (m) => `console: ${m.text()} at ${JSON.stringify(m.location())}`);
 });
 
 after(async () => {

@@ -1,27 +1,21 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addInstalledStack, writeBulkRepo } from './store-helpers.ts';
-import { eventually, hasAttr, hasCount, hasText, shoot, visible } from './web-helpers.ts';
+import { eventually, hasAttr, hasCount, hasText, launchBrowser, openPage, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
 
 // The store and the repos screen against a real git server: from an empty store to filtering 92 apps.
-if (!existsSync('dist/web/index.html')) {
-  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
-}
+requireBuiltWeb();
 
 const PW = 'correct-horse-battery';
 const BULK = 70;
 const EXAMPLES = 22;
-const LAUNCH = {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-};
 
 let git: GitServer;
 let server: TestServer;
@@ -31,12 +25,8 @@ let page: Page;
 let bulkDir: string;
 const problems: string[] = [];
 
-function watch(p: Page): void {
-  p.setDefaultTimeout(10_000);
-  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  // Refused requests (the invalid URL tested here) are logged by the browser as failed resources; they are expected.
-  p.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(`console: ${m.text()}`));
-}
+// Refused requests here (failed resources, expected): the invalid URL this file tests.
+const watch = (p: Page) => watchPage(p, problems);
 
 async function logIn(p: Page, name: string): Promise<void> {
   await p.goto(server.url);
@@ -53,7 +43,6 @@ const repoRow = (name: string) => page.locator('.repo').filter({ has: page.getBy
 const options = async (select: Locator) => (await select.locator('option').allTextContents()).map((s) => s.trim());
 
 before(async () => {
-  mkdirSync('test-results/screenshots', { recursive: true });
   git = await startGitServer();
   // The examples folder holds apps/ and VERSION, like a template repo of its own.
   await git.addRepo('examples', 'examples', { branch: 'main' });
@@ -68,10 +57,8 @@ before(async () => {
   assert.equal((await api.post('/api/users', { name: 'vera', password: PW, role: 'viewer' })).status, 201);
   // An app installed from the examples, so its card carries the installed badge.
   addInstalledStack(server.baseDir, 'whoami-test', 'examples', 'whoami');
-  browser = await chromium.launch(LAUNCH);
-  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  watch(page);
+  browser = await launchBrowser();
+  page = await openPage(browser, problems);
 });
 
 after(async () => {

@@ -1,35 +1,20 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { hasCount, hasText, isFocused, shoot, visible } from './web-helpers.ts';
+import { hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
 
 // The users screen and the own-password form, as an admin and as a viewer sees them, in both languages.
-if (!existsSync('dist/web/index.html')) {
-  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
-}
+requireBuiltWeb();
 
 const PW = 'correct-horse-battery';
-const LAUNCH = {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-};
 
 let server: TestServer;
 let api: ApiClient;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
-
-function watch(p: Page): void {
-  p.setDefaultTimeout(10_000);
-  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  // Refused requests (409, 403) are logged by the browser as failed resources; they are expected here.
-  p.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(`console: ${m.text()}`));
-}
 
 async function logIn(p: Page, name: string, password: string): Promise<void> {
   await p.goto(server.url);
@@ -43,16 +28,14 @@ const row = (name: string) => page.getByRole('listitem').filter({ has: page.getB
 const roleOf = async (name: string) => ((await api.get('/api/users')).body as { name: string; role: string }[]).find((u) => u.name === name)?.role;
 
 before(async () => {
-  mkdirSync('test-results/screenshots', { recursive: true });
   server = await startTestServer();
   api = new ApiClient(server.url);
   await api.loginAs('admin', PW);
   // An admin is led into the setup wizard until it is done; that is not what this file tests.
   await api.post('/api/wizard/complete');
-  browser = await chromium.launch(LAUNCH);
-  context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  watch(page);
+  browser = await launchBrowser();
+  // Refused requests here: 409 and 403.
+  page = await openPage(browser, problems);
 });
 
 after(async () => {
@@ -179,7 +162,7 @@ describe('users screen', () => {
     const own = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 844 } });
     try {
       const p = await own.newPage();
-      watch(p);
+      watchPage(p, problems);
       await logIn(p, 'vera', PW);
       await hasCount(p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }), 0);
       await p.goto(`${server.url}/users`);

@@ -1,11 +1,48 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Locator, Page } from 'playwright-core';
+import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from 'playwright-core';
 
 const SHOTS = 'test-results/screenshots';
+const LAUNCH = {
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+};
+
+/** The browser tier tests what users get, the built interface; without a build it fails up front, not test by test. */
+export function requireBuiltWeb(): void {
+  if (!existsSync('dist/web/index.html')) {
+    throw new Error('dist/web is not built: run `npm run build` before the browser tests');
+  }
+}
+
+/** Debian's Chromium, headless and quiet; the screenshot folder exists once it runs. */
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch(LAUNCH);
+}
+
+/**
+ * Collects the page's errors into `problems`, which each file asserts empty at the end. Refused
+ * requests are logged by the browser as failed resources; the tests provoke them, so they are expected.
+ */
+export function watchPage(page: Page, problems: string[], describe = (m: ConsoleMessage) => `console: ${m.text()}`): void {
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(describe(m));
+  });
+}
+
+/** A watched page in a fresh context, in English (the language switch is tested on purpose) at the wide size. */
+export async function openPage(browser: Browser, problems: string[], describe?: (m: ConsoleMessage) => string): Promise<Page> {
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  watchPage(page, problems, describe);
+  return page;
+}
 
 /** Full-page screenshots at a wide and at a phone width; the page is left at the wide width. */
 export async function shoot(page: Page, name: string): Promise<void> {

@@ -1,14 +1,24 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { addBrokenStack, addStoppedStack, hasAttr, hasCount, hasText, isFocused, removeStackContainers, shoot, visible } from './web-helpers.ts';
+import {
+  addBrokenStack,
+  addStoppedStack,
+  hasAttr,
+  hasCount,
+  hasText,
+  isFocused,
+  launchBrowser,
+  openPage,
+  removeStackContainers,
+  requireBuiltWeb,
+  shoot,
+  visible,
+} from './web-helpers.ts';
 
 // The browser tier tests what users get: the built interface served by the real server.
-if (!existsSync('dist/web/index.html')) {
-  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
-}
+requireBuiltWeb();
 
 const ADMIN = 'admin';
 const PASSWORD = 'correct-horse-battery';
@@ -17,26 +27,14 @@ const BROKEN = 'e2e-web-broken';
 
 let server: TestServer;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
 
 before(async () => {
-  mkdirSync('test-results/screenshots', { recursive: true });
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  // en-US so the first visit starts in English; the switch to Dutch is tested explicitly.
-  context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    // Refused requests (401 on a wrong password) are logged by the browser; they are expected here.
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
-  });
+  browser = await launchBrowser();
+  // Refused requests here: 401 on a wrong password.
+  page = await openPage(browser, problems);
 });
 
 after(async () => {

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { hasCount, hasText, isFocused, shoot, visible } from './web-helpers.ts';
+import { hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // The first run as an admin meets it: the wizard against a real git server, then the settings screen.
-if (!existsSync('dist/web/index.html')) {
-  throw new Error('dist/web is not built: run `npm run build` before the browser tests');
-}
+requireBuiltWeb();
 
 const ADMIN = 'admin';
 const PASSWORD = 'correct-horse-battery';
@@ -26,24 +24,14 @@ let outside: string;
 const problems: string[] = [];
 
 before(async () => {
-  mkdirSync('test-results/screenshots', { recursive: true });
   git = await startGitServer();
   await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
   root = mkdtempSync(join(tmpdir(), 'kade-e2e-wizard-'));
   outside = mkdtempSync(join(tmpdir(), 'kade-e2e-outside-'));
   server = await startTestServer({ stateDir: join(root, 'state'), baseDir: join(root, 'base') });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    // Refused requests (the path refusals tested here) are logged by the browser; they are expected.
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
-  });
+  browser = await launchBrowser();
+  // Refused requests here: the path refusals this file tests.
+  page = await openPage(browser, problems);
 });
 
 after(async () => {

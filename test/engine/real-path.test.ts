@@ -1,44 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { ApiClient } from '../helpers/client.ts';
-import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
-import { type GitServer, startGitServer } from '../helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { test } from 'node:test';
+import { useEngineSuite } from '../helpers/engine-suite.ts';
+import { freePort } from './contract-helpers.ts';
 
 const STACK = 'kadetest-hello';
-let git: GitServer;
-let kade: TestServer;
-let api: ApiClient;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-before(async () => {
-  await requireEngine();
-  await cleanupLabelled();
-  git = await startGitServer();
-  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-  kade = await startTestServer();
-  api = new ApiClient(kade.url);
-  await api.loginAs();
-});
-
-after(async () => {
-  await kade?.close();
-  await git?.close();
-  await cleanupLabelled();
-});
+const suite = useEngineSuite();
 
 test('the engine check finds the engine and the compose variant', async () => {
-  const r = await api.get('/api/engine/check');
+  const r = await suite.api.get('/api/engine/check');
   assert.equal(r.status, 200);
   assert.equal(r.body.reachable, true);
   assert.match(r.body.version, /^\d+\.\d+/);
@@ -46,49 +17,49 @@ test('the engine check finds the engine and the compose variant', async () => {
 });
 
 test('a template repo served over HTTP syncs into the cache and the store lists its apps', async () => {
-  const add = await api.post('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
+  const add = await suite.api.post('/api/repos', { name: 'Basic', url: suite.git.url('basic'), branch: 'main', subdirectory: 'apps' });
   assert.equal(add.status, 202, JSON.stringify(add.body));
   assert.equal(add.body.repo.id, 'basic');
-  const job = await api.waitJob(add.body.job.id);
+  const job = await suite.api.waitJob(add.body.job.id);
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
-  const repos = await api.get('/api/repos');
+  const repos = await suite.api.get('/api/repos');
   assert.match(repos.body[0].status.commit, /^[0-9a-f]{40}$/);
   assert.equal(repos.body[0].status.version, 'v0.1.00');
   assert.equal(repos.body[0].outdated, false);
-  const apps = await api.get('/api/store/apps');
+  const apps = await suite.api.get('/api/store/apps');
   assert.deepEqual(
     apps.body.map((a: { app: string }) => a.app),
     ['hello', 'notes'],
   );
-  const schema = await api.get('/api/store/apps/basic/hello');
+  const schema = await suite.api.get('/api/store/apps/basic/hello');
   assert.equal(schema.body.values.port, 18080);
 });
 
 test('an empty required field is refused naming the field, and no directory is made', async () => {
-  const r = await api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { message: '  ' } });
+  const r = await suite.api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { message: '  ' } });
   assert.equal(r.status, 400);
   assert.equal(r.body.code, 'required_fields');
   assert.deepEqual(r.body.fields, ['message']);
-  assert.equal(existsSync(join(kade.baseDir, 'stacks', STACK)), false);
+  assert.equal(existsSync(join(suite.kade.baseDir, 'stacks', STACK)), false);
 });
 
 test('install renders compose, .env and .svc.json and starts the app; operate and delete it', async () => {
   const port = await freePort();
   const secret = 'S3cret-never-logged';
-  const inst = await api.post('/api/store/install', {
+  const inst = await suite.api.post('/api/store/install', {
     repo: 'basic',
     app: 'hello',
     name: STACK,
     values: { port, message: 'hello from kade', admin_password: secret },
   });
   assert.equal(inst.status, 202, JSON.stringify(inst.body));
-  const again = await api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { port, message: 'x' } });
+  const again = await suite.api.post('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values: { port, message: 'x' } });
   assert.equal(again.status, 409);
-  const job = await api.waitJob(inst.body.job.id);
+  const job = await suite.api.waitJob(inst.body.job.id);
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
   assert.ok(!job.log.join('\n').includes(secret), 'the secret is masked in the job log');
 
-  const dir = join(kade.baseDir, 'stacks', STACK);
+  const dir = join(suite.kade.baseDir, 'stacks', STACK);
   const compose = readFileSync(join(dir, 'docker-compose.yml'), 'utf8');
   assert.ok(compose.includes('${ADMIN_PASSWORD}') && !compose.includes(secret));
   assert.ok(compose.includes(`127.0.0.1:${port}:8080`), 'ports stay readable');
@@ -103,13 +74,13 @@ test('install renders compose, .env and .svc.json and starts the app; operate an
   const page = await fetch(`http://127.0.0.1:${port}/`);
   assert.equal((await page.text()).trim(), 'hello from kade');
 
-  const status = async () => (await api.get('/api/stacks')).body.find((s: { name: string }) => s.name === STACK);
+  const status = async () => (await suite.api.get('/api/stacks')).body.find((s: { name: string }) => s.name === STACK);
   let s = await status();
   assert.equal(s.status, 'running');
   assert.equal(s.url, `http://127.0.0.1:${port}/`);
   assert.deepEqual(s.source, { repo: 'basic', app: 'hello' });
   assert.deepEqual(s.categories, ['developer']);
-  const installed = (await api.get('/api/store/apps')).body.find((a: { app: string }) => a.app === 'hello');
+  const installed = (await suite.api.get('/api/store/apps')).body.find((a: { app: string }) => a.app === 'hello');
   assert.deepEqual(installed.installed, [STACK]);
 
   for (const [op, expected] of [
@@ -117,23 +88,23 @@ test('install renders compose, .env and .svc.json and starts the app; operate an
     ['start', 'running'],
     ['restart', 'running'],
   ] as const) {
-    const r = await api.post(`/api/stacks/${STACK}/${op}`);
+    const r = await suite.api.post(`/api/stacks/${STACK}/${op}`);
     assert.equal(r.status, 202);
-    const j = await api.waitJob(r.body.job.id);
+    const j = await suite.api.waitJob(r.body.job.id);
     assert.equal(j.state, 'succeeded', j.log.join('\n'));
     s = await status();
     assert.equal(s.status, expected, `after ${op}`);
   }
-  const detail = await api.get(`/api/stacks/${STACK}`);
+  const detail = await suite.api.get(`/api/stacks/${STACK}`);
   assert.equal(detail.body.containers.length, 1);
   assert.equal(detail.body.containers[0].image, 'kade-test/busybox:1');
 
-  const jobs = await api.get('/api/jobs');
+  const jobs = await suite.api.get('/api/jobs');
   assert.ok(jobs.body.some((j: { kind: string; stack: string }) => j.kind === 'stack.install' && j.stack === STACK));
 
-  const del = await api.del(`/api/stacks/${STACK}`);
+  const del = await suite.api.del(`/api/stacks/${STACK}`);
   assert.equal(del.status, 202);
-  const dj = await api.waitJob(del.body.job.id);
+  const dj = await suite.api.waitJob(del.body.job.id);
   assert.equal(dj.state, 'succeeded', dj.log.join('\n'));
   assert.equal(existsSync(dir), false);
   assert.equal(await status(), undefined);

@@ -1,64 +1,30 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { describe, test } from 'node:test';
 import { ApiClient } from '../../../test/helpers/client.ts';
-import { startTestServer, type TestServer } from '../../../test/helpers/server.ts';
+import { isProblem } from '../../../test/helpers/problem.ts';
+import { useSettingsServer } from '../../../test/helpers/settings-server.ts';
 
 const PASSWORD = 'correct-horse-battery';
-let server: TestServer;
-let admin: ApiClient;
-let outside: string;
-let root: string;
-
-/** Kade's own database, for what HTTP cannot show: stored rows of old versions, the audit detail. */
-const withDb = <T>(fn: (db: Database.Database) => T): T => {
-  const db = new Database(join(server.stateDir, 'kade.db'));
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-};
+const suite = useSettingsServer();
 
 const userClient = async (name: string, role: string): Promise<ApiClient> => {
-  const created = await admin.post('/api/users', { name, password: PASSWORD, role });
+  const created = await suite.admin.post('/api/users', { name, password: PASSWORD, role });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const c = new ApiClient(server.url);
+  const c = new ApiClient(suite.server.url);
   await c.loginAs(name, PASSWORD);
   return c;
 };
 
-const isProblem = (r: { status: number; body: any }, status: number, code: string) => {
-  assert.equal(r.status, status, JSON.stringify(r.body));
-  assert.equal(r.body.code, code, JSON.stringify(r.body));
-};
-
-before(async () => {
-  // Own folders, so the server can be restarted on the same state.
-  root = mkdtempSync(join(tmpdir(), 'kade-settings-'));
-  server = await startTestServer({ stateDir: join(root, 'state'), baseDir: join(root, 'base') });
-  admin = new ApiClient(server.url);
-  await admin.loginAs();
-  outside = mkdtempSync(join(tmpdir(), 'kade-outside-'));
-});
-after(async () => {
-  await server.close();
-  rmSync(outside, { recursive: true, force: true });
-  rmSync(root, { recursive: true, force: true });
-});
-
 describe('GET /api/settings', () => {
   test('answers every key with its default; secrets only as {set}', async () => {
-    const r = await admin.get('/api/settings');
+    const r = await suite.admin.get('/api/settings');
     assert.equal(r.status, 200);
     const s = r.body;
-    assert.equal(s.BASE_DIR, server.baseDir);
-    assert.equal(s.LIBRARY_DIR, join(server.baseDir, 'stacks'));
-    assert.equal(s.DATA_DIR, join(server.baseDir, 'appdata'));
-    assert.equal(s.BACKUP_DIR, join(server.baseDir, 'backups'));
+    assert.equal(s.BASE_DIR, suite.server.baseDir);
+    assert.equal(s.LIBRARY_DIR, join(suite.server.baseDir, 'stacks'));
+    assert.equal(s.DATA_DIR, join(suite.server.baseDir, 'appdata'));
+    assert.equal(s.BACKUP_DIR, join(suite.server.baseDir, 'backups'));
     assert.deepEqual(s.paths_in_use, { BASE_DIR: s.BASE_DIR, LIBRARY_DIR: s.LIBRARY_DIR, DATA_DIR: s.DATA_DIR, BACKUP_DIR: s.BACKUP_DIR });
     assert.equal(typeof s.TIMEZONE, 'string');
     assert.equal(s.SHARED_NETWORK, 'svc_shared');
@@ -90,20 +56,20 @@ describe('GET /api/settings', () => {
       isProblem(await c.put('/api/settings', { TIMEZONE: 'UTC' }), 403, 'forbidden');
       for (const step of ['reset', 'paths', 'git', 'sync', 'complete']) isProblem(await c.post(`/api/wizard/${step}`, {}), 403, 'forbidden');
       // Anyone logged in may check a folder and see whether the wizard is done.
-      assert.equal((await c.get(`/api/paths/check?path=${encodeURIComponent(server.baseDir)}`)).status, 200);
+      assert.equal((await c.get(`/api/paths/check?path=${encodeURIComponent(suite.server.baseDir)}`)).status, 200);
       assert.equal((await c.get('/api/wizard')).status, 200);
     }
-    isProblem(await new ApiClient(server.url).get('/api/settings'), 401, 'unauthenticated');
+    isProblem(await new ApiClient(suite.server.url).get('/api/settings'), 401, 'unauthenticated');
   });
 });
 
 describe('PUT /api/settings', () => {
   test('write-only secrets: never in an answer; empty, null or absent keeps; a value replaces; {set:false} removes', async () => {
     const secrets = { NOTIFY_TOKEN: 'ntfy-TOKEN-one', NOTIFY_EMAIL_PASSWORD: 'smtp-PASSWORD-one', REGISTRY_TOKEN: 'ghp-REGISTRY-one' };
-    const put = await admin.put('/api/settings', { ...secrets, REGISTRY_URL: 'ghcr.io', REGISTRY_USER: 'someone' });
+    const put = await suite.admin.put('/api/settings', { ...secrets, REGISTRY_URL: 'ghcr.io', REGISTRY_USER: 'someone' });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     const stored = () =>
-      withDb((db) =>
+      suite.withDb((db) =>
         Object.fromEntries(
           db
             .prepare('SELECT key, value FROM settings')
@@ -112,32 +78,32 @@ describe('PUT /api/settings', () => {
         ),
       );
     const raw = async () => {
-      const res = await fetch(`${server.url}/api/settings`, { headers: { cookie: admin.cookie } });
+      const res = await fetch(`${suite.server.url}/api/settings`, { headers: { cookie: suite.admin.cookie } });
       return res.text();
     };
     for (const v of Object.values(secrets)) {
       assert.ok(!JSON.stringify(put.body).includes(v), 'PUT answer holds a secret');
       assert.ok(!(await raw()).includes(v), 'GET answer holds a secret');
     }
-    const s = (await admin.get('/api/settings')).body;
+    const s = (await suite.admin.get('/api/settings')).body;
     assert.deepEqual([s.NOTIFY_TOKEN, s.NOTIFY_EMAIL_PASSWORD, s.REGISTRY_TOKEN], [{ set: true }, { set: true }, { set: true }]);
     assert.equal(s.REGISTRY_USER, 'someone');
 
     // The interface sends back what it got; none of these may wipe or change a secret.
     for (const keep of ['', null, { set: true }, '   '])
-      assert.equal((await admin.put('/api/settings', { NOTIFY_TOKEN: keep, REGISTRY_TOKEN: keep })).status, 200);
-    assert.equal((await admin.put('/api/settings', s)).status, 200);
+      assert.equal((await suite.admin.put('/api/settings', { NOTIFY_TOKEN: keep, REGISTRY_TOKEN: keep })).status, 200);
+    assert.equal((await suite.admin.put('/api/settings', s)).status, 200);
     assert.equal(stored().NOTIFY_TOKEN, 'ntfy-TOKEN-one');
     assert.equal(stored().REGISTRY_TOKEN, 'ghp-REGISTRY-one');
 
-    await admin.put('/api/settings', { NOTIFY_TOKEN: 'ntfy-TOKEN-two' });
+    await suite.admin.put('/api/settings', { NOTIFY_TOKEN: 'ntfy-TOKEN-two' });
     assert.equal(stored().NOTIFY_TOKEN, 'ntfy-TOKEN-two');
-    const cleared = await admin.put('/api/settings', { NOTIFY_EMAIL_PASSWORD: { set: false } });
+    const cleared = await suite.admin.put('/api/settings', { NOTIFY_EMAIL_PASSWORD: { set: false } });
     assert.deepEqual(cleared.body.NOTIFY_EMAIL_PASSWORD, { set: false });
     assert.ok(!('NOTIFY_EMAIL_PASSWORD' in stored()));
 
     // The audit log names the changed keys and never a secret's value.
-    const audit = withDb((db) => db.prepare("SELECT detail FROM audit WHERE detail LIKE '%NOTIFY_TOKEN%'").all() as { detail: string }[]);
+    const audit = suite.withDb((db) => db.prepare("SELECT detail FROM audit WHERE detail LIKE '%NOTIFY_TOKEN%'").all() as { detail: string }[]);
     assert.ok(audit.length >= 2);
     for (const row of audit) for (const v of [...Object.values(secrets), 'ntfy-TOKEN-two']) assert.ok(!row.detail.includes(v));
   });
@@ -161,7 +127,7 @@ describe('PUT /api/settings', () => {
       { REGISTRY_URL: 'ghcr.io/ x' },
     ];
     for (const body of bad) {
-      const r = await admin.put('/api/settings', body);
+      const r = await suite.admin.put('/api/settings', body);
       isProblem(r, 400, 'validation');
       assert.deepEqual(
         r.body.fields.map((f: string) => f.split('.')[0]),
@@ -170,13 +136,13 @@ describe('PUT /api/settings', () => {
       );
     }
     // A misspelt key is refused rather than silently ignored.
-    const typo = await admin.put('/api/settings', { DISK_WARN_PERCENT: 80 });
+    const typo = await suite.admin.put('/api/settings', { DISK_WARN_PERCENT: 80 });
     isProblem(typo, 400, 'validation');
     assert.match(typo.body.detail, /DISK_WARN_PERCENT/);
   });
 
   test('normalises what it accepts: weekday names, time zone spelling, and answers the result', async () => {
-    const r = await admin.put('/api/settings', {
+    const r = await suite.admin.put('/api/settings', {
       BACKUP_SCHEDULE_DAY: 'Friday',
       TIMEZONE: 'europe/amsterdam',
       DISK_WARN_PCT: 100,
@@ -189,38 +155,38 @@ describe('PUT /api/settings', () => {
     assert.equal(r.body.BACKUP_SCHEDULE_DAY, 5);
     assert.equal(r.body.TIMEZONE, 'Europe/Amsterdam');
     assert.deepEqual(r.body.APP_NETWORKS, ['frontend', 'db_net']);
-    assert.equal((await admin.put('/api/settings', { BACKUP_SCHEDULE_DAY: 'zo', AUTO_SYNC_ON_BOOT: false })).body.BACKUP_SCHEDULE_DAY, 0);
+    assert.equal((await suite.admin.put('/api/settings', { BACKUP_SCHEDULE_DAY: 'zo', AUTO_SYNC_ON_BOOT: false })).body.BACKUP_SCHEDULE_DAY, 0);
   });
 
   test('AUTH is read-only: a change is refused naming the field; sending it back unchanged is fine', async () => {
-    const r = await admin.put('/api/settings', { AUTH: { proxy_role: 'admin', proxy_header: 'Remote-User', trusted_proxies: ['10.0.0.1'] } });
+    const r = await suite.admin.put('/api/settings', { AUTH: { proxy_role: 'admin', proxy_header: 'Remote-User', trusted_proxies: ['10.0.0.1'] } });
     isProblem(r, 400, 'read_only_setting');
     assert.equal(r.body.params.field, 'AUTH');
     assert.deepEqual(r.body.fields, ['AUTH']);
     assert.match(r.body.detail, /AUTH/);
-    assert.equal(withDb((db) => db.prepare("SELECT count(*) AS n FROM settings WHERE key = 'AUTH'").get() as { n: number }).n, 0);
-    const whole = (await admin.get('/api/settings')).body;
-    assert.equal((await admin.put('/api/settings', whole)).status, 200);
+    assert.equal(suite.withDb((db) => db.prepare("SELECT count(*) AS n FROM settings WHERE key = 'AUTH'").get() as { n: number }).n, 0);
+    const whole = (await suite.admin.get('/api/settings')).body;
+    assert.equal((await suite.admin.put('/api/settings', whole)).status, 200);
   });
 
   test('legacy UPDATE_INCLUDE_PRERELEASE becomes the beta channel, in a PUT and in stored data', async () => {
-    let r = await admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: true });
+    let r = await suite.admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: true });
     assert.equal(r.status, 200);
     assert.equal(r.body.UPDATE_CHANNEL, 'beta');
     assert.ok(!('UPDATE_INCLUDE_PRERELEASE' in r.body));
-    r = await admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: false });
+    r = await suite.admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: false });
     assert.equal(r.body.UPDATE_CHANNEL, 'stable');
     // An explicit channel in the same request wins over the legacy flag.
-    assert.equal((await admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: true, UPDATE_CHANNEL: 'stable' })).body.UPDATE_CHANNEL, 'stable');
+    assert.equal((await suite.admin.put('/api/settings', { UPDATE_INCLUDE_PRERELEASE: true, UPDATE_CHANNEL: 'stable' })).body.UPDATE_CHANNEL, 'stable');
 
     // A database of an older version: only the legacy row.
-    withDb((db) => {
+    suite.withDb((db) => {
       db.prepare("DELETE FROM settings WHERE key = 'UPDATE_CHANNEL'").run();
       db.prepare("INSERT INTO settings (key, value) VALUES ('UPDATE_INCLUDE_PRERELEASE', 'true')").run();
     });
-    r = await admin.get('/api/settings');
+    r = await suite.admin.get('/api/settings');
     assert.equal(r.body.UPDATE_CHANNEL, 'beta');
-    const rows = withDb((db) => db.prepare("SELECT key, value FROM settings WHERE key LIKE 'UPDATE_%'").all());
+    const rows = suite.withDb((db) => db.prepare("SELECT key, value FROM settings WHERE key LIKE 'UPDATE_%'").all());
     assert.deepEqual(rows, [{ key: 'UPDATE_CHANNEL', value: '"beta"' }]);
   });
 });

@@ -1,6 +1,6 @@
 import { joinPath } from '../../shared/paths.ts';
 import { type AuthSettingsT, readAuthBlock, Settings, type SettingsT } from '../../shared/settings.ts';
-import { canonicalTimezone, DERIVED_FOLDERS, type DerivedPathKey, type PathKey, SECRET_KEYS, type SecretKey } from '../../shared/settings-keys.ts';
+import { canonicalTimezone, DERIVED_FOLDERS, type DerivedPathKey, NUMBER_KEYS, type PathKey, SECRET_KEYS, type SecretKey } from '../../shared/settings-keys.ts';
 import type { SettingsRepo } from './settings.repo.ts';
 
 /** What the boot configuration contributes: the defaults of the paths, the time zone and auto-sync. */
@@ -19,12 +19,7 @@ export const PLAIN_KEYS = [
   'APP_NETWORKS',
   'BACKUP_APPDATA',
   'BACKUP_SCHEDULE_MODE',
-  'BACKUP_SCHEDULE_DAY',
-  'BACKUP_SCHEDULE_HOUR',
-  'BACKUP_RETENTION_COUNT',
-  'BACKUP_RETENTION_DAYS',
-  'DISK_MIN_FREE_GB',
-  'DISK_WARN_PCT',
+  ...NUMBER_KEYS,
   'BACKUP_OFFSITE_DIR',
   'AUTO_SYNC_ON_BOOT',
   'WIZARD_DONE',

@@ -2,12 +2,10 @@ import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import { request, type UserT } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
+import { CurrentPasswordField, NewPasswordFields, type PasswordProblem, passwordProblem } from '../../components/password-fields.tsx';
 import { t } from '../../i18n.ts';
 import { roleName } from '../users/notice.ts';
 import '../users/users.css';
-
-type LocalProblem = 'mismatch' | 'too_short';
 
 const changeOwnPassword = (current: string, next: string): Promise<void> =>
   request<undefined>('PUT', '/api/auth/password', { current_password: current, new_password: next });
@@ -19,7 +17,7 @@ export function AccountScreen({ user }: { user: UserT }) {
   const [repeat, setRepeat] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [local, setLocal] = useState<LocalProblem | null>(null);
+  const [local, setLocal] = useState<PasswordProblem | null>(null);
   const [done, setDone] = useState(false);
 
   const submit = async (e: Event) => {
@@ -27,7 +25,7 @@ export function AccountScreen({ user }: { user: UserT }) {
     if (busy) return;
     setError(null);
     setDone(false);
-    const problem: LocalProblem | null = next.length < MIN_PASSWORD_LENGTH ? 'too_short' : next !== repeat ? 'mismatch' : null;
+    const problem = passwordProblem(next, repeat);
     setLocal(problem);
     if (problem) return;
     setBusy(true);
@@ -55,35 +53,25 @@ export function AccountScreen({ user }: { user: UserT }) {
       <p class="muted users-intro">{t('account.intro', { name: user.name, role: roleName(user.role) })}</p>
       <form class="card account-form" aria-labelledby="account-password-title" onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
         <h2 id="account-password-title">{t('account.password_title')}</h2>
-        <Field
+        <CurrentPasswordField
           label={t('account.current')}
           name="current_password"
-          type="password"
           value={current}
           onInput={setCurrent}
-          autocomplete="current-password"
           invalid={bad.includes('current_password')}
           errorId="account-error"
         />
-        <Field
+        <NewPasswordFields
           label={t('account.new')}
           name="new_password"
-          type="password"
           value={next}
           onInput={setNext}
-          autocomplete="new-password"
           hint={t('users.password_hint', { min: MIN_PASSWORD_LENGTH })}
-          invalid={local === 'too_short' || bad.includes('new_password')}
-          errorId="account-error"
-        />
-        <Field
-          label={t('account.repeat')}
-          name="repeat"
-          type="password"
-          value={repeat}
-          onInput={setRepeat}
-          autocomplete="new-password"
-          invalid={local === 'mismatch'}
+          repeatLabel={t('account.repeat')}
+          repeat={repeat}
+          onRepeat={setRepeat}
+          problem={local}
+          serverInvalid={bad.includes('new_password')}
           errorId="account-error"
         />
         {local ? (

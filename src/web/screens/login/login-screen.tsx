@@ -3,6 +3,7 @@ import { type LoginAnswerT, login } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
 import { Field } from '../../components/field.tsx';
+import { CurrentPasswordField } from '../../components/password-fields.tsx';
 import { type MessageKey, t } from '../../i18n.ts';
 
 interface Props {
@@ -49,13 +50,11 @@ export function LoginScreen({ onDone, notice }: Props) {
           invalid={bad.includes('username')}
           errorId="login-error"
         />
-        <Field
+        <CurrentPasswordField
           label={t('login.password')}
           name="password"
-          type="password"
           value={password}
           onInput={setPassword}
-          autocomplete="current-password"
           invalid={bad.includes('password')}
           errorId="login-error"
         />

@@ -1,6 +1,6 @@
 import { joinPath, normalisePath } from '../../../shared/paths.ts';
 import type { SettingsT, SettingsUpdateT } from '../../../shared/settings.ts';
-import { DERIVED_FOLDERS, type DerivedPathKey, SECRET_KEYS, type SecretKey } from '../../../shared/settings-keys.ts';
+import { DERIVED_FOLDERS, type DerivedPathKey, NUMBER_KEYS, SECRET_KEYS, type SecretKey } from '../../../shared/settings-keys.ts';
 
 /** What the form edits: inputs as typed; secrets as a replacement and a remove mark, never the value. */
 export interface SettingsForm {
@@ -18,12 +18,7 @@ export const TEXT_KEYS = [
   'SHARED_NETWORK',
   'APP_NETWORKS',
   'BACKUP_SCHEDULE_MODE',
-  'BACKUP_SCHEDULE_DAY',
-  'BACKUP_SCHEDULE_HOUR',
-  'BACKUP_RETENTION_COUNT',
-  'BACKUP_RETENTION_DAYS',
-  'DISK_MIN_FREE_GB',
-  'DISK_WARN_PCT',
+  ...NUMBER_KEYS,
   'BACKUP_OFFSITE_DIR',
   'UPDATE_CHANNEL',
   'REGISTRY_URL',
@@ -33,14 +28,7 @@ export type TextKey = (typeof TEXT_KEYS)[number];
 export const FLAG_KEYS = ['BACKUP_APPDATA', 'AUTO_SYNC_ON_BOOT'] as const;
 export type FlagKey = (typeof FLAG_KEYS)[number];
 
-const NUMBER_KEYS = new Set<TextKey>([
-  'BACKUP_SCHEDULE_DAY',
-  'BACKUP_SCHEDULE_HOUR',
-  'BACKUP_RETENTION_COUNT',
-  'BACKUP_RETENTION_DAYS',
-  'DISK_MIN_FREE_GB',
-  'DISK_WARN_PCT',
-]);
+const NUMBERS = new Set<TextKey>(NUMBER_KEYS);
 
 export function toForm(s: SettingsT): SettingsForm {
   const text = {} as Record<TextKey, string>;
@@ -67,7 +55,7 @@ const toNumber = (v: string): number | string => (v.trim() !== '' && Number.isFi
 /** The PUT body: every value, and a secret only when it is replaced or removed. */
 export function toUpdate(form: SettingsForm): SettingsUpdateT {
   const body: Record<string, unknown> = { ...form.flags };
-  for (const k of TEXT_KEYS) body[k] = NUMBER_KEYS.has(k) ? toNumber(form.text[k]) : form.text[k].trim();
+  for (const k of TEXT_KEYS) body[k] = NUMBERS.has(k) ? toNumber(form.text[k]) : form.text[k].trim();
   body.APP_NETWORKS = form.text.APP_NETWORKS.split(/[\s,]+/).filter(Boolean);
   for (const k of SECRET_KEYS) {
     const s = form.secrets[k];

@@ -1,13 +1,11 @@
 import { useState } from 'preact/hooks';
-// The server enforces the same minimum (one shared constant); checking here saves a round trip and explains it up front.
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../shared/passwords.ts';
 import { ApiError, type LoginAnswerT, setupFirstAccount } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
 import { Field } from '../../components/field.tsx';
+import { NewPasswordFields, type PasswordProblem, passwordProblem } from '../../components/password-fields.tsx';
 import { t } from '../../i18n.ts';
-
-type LocalProblem = 'mismatch' | 'too_short';
 
 interface Props {
   onDone: (answer: LoginAnswerT) => void;
@@ -21,15 +19,15 @@ export function SetupScreen({ onDone, onAlreadyDone }: Props) {
   const [repeat, setRepeat] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [local, setLocal] = useState<LocalProblem | null>(null);
+  const [local, setLocal] = useState<PasswordProblem | null>(null);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (busy) return;
     setError(null);
-    if (password.length < MIN_PASSWORD) return setLocal('too_short');
-    if (password !== repeat) return setLocal('mismatch');
-    setLocal(null);
+    const problem = passwordProblem(password, repeat);
+    setLocal(problem);
+    if (problem) return;
     setBusy(true);
     try {
       onDone(await setupFirstAccount(username.trim(), password));
@@ -56,25 +54,17 @@ export function SetupScreen({ onDone, onAlreadyDone }: Props) {
           invalid={bad.includes('username')}
           errorId="setup-error"
         />
-        <Field
+        <NewPasswordFields
           label={t('setup.password')}
           name="password"
-          type="password"
           value={password}
           onInput={setPassword}
-          autocomplete="new-password"
           hint={t('setup.password_hint', { min: MIN_PASSWORD })}
-          invalid={local === 'too_short' || bad.includes('password')}
-          errorId="setup-error"
-        />
-        <Field
-          label={t('setup.repeat')}
-          name="repeat"
-          type="password"
-          value={repeat}
-          onInput={setRepeat}
-          autocomplete="new-password"
-          invalid={local === 'mismatch'}
+          repeatLabel={t('setup.repeat')}
+          repeat={repeat}
+          onRepeat={setRepeat}
+          problem={local}
+          serverInvalid={bad.includes('password')}
           errorId="setup-error"
         />
         {local && (

@@ -3,6 +3,7 @@ import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import type { Role } from '../../../shared/roles.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../components/error-message.tsx';
 import { Field } from '../../components/field.tsx';
+import { NewPasswordField, passwordProblem } from '../../components/password-fields.tsx';
 import { t } from '../../i18n.ts';
 import { type Notice, noticeText } from './notice.ts';
 import { RoleSelect } from './role-select.tsx';
@@ -24,9 +25,9 @@ export function AddUserForm({ onDone, onStart, added }: { onDone: (n: Notice) =>
     if (busy) return;
     setError(null);
     onStart();
-    // The server checks the same; saying it here saves a round trip.
-    setTooShort(password.length < MIN_PASSWORD_LENGTH);
-    if (password.length < MIN_PASSWORD_LENGTH) return;
+    const short = passwordProblem(password) === 'too_short';
+    setTooShort(short);
+    if (short) return;
     setBusy(true);
     try {
       const made = await createUser(name.trim(), password, role);
@@ -55,13 +56,11 @@ export function AddUserForm({ onDone, onStart, added }: { onDone: (n: Notice) =>
           invalid={bad.includes('name')}
           errorId="user-add-error"
         />
-        <Field
+        <NewPasswordField
           label={t('users.password')}
           name="password"
-          type="password"
           value={password}
           onInput={setPassword}
-          autocomplete="new-password"
           hint={t('users.password_hint', { min: MIN_PASSWORD_LENGTH })}
           invalid={tooShort || bad.includes('password')}
           errorId="user-add-error"
