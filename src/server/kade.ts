@@ -9,11 +9,15 @@ import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
 import { createReposRepo } from './catalogue/repos.repo.ts';
 import { type Config, prepareDirs } from './config/config.ts';
+import { createContainersService } from './containers/containers.service.ts';
+import { detectOwnContainerId } from './containers/own-container.ts';
 import { createEventBus, type EventBus } from './core/events.ts';
 import type { Logger } from './core/logger.ts';
 import { openDb } from './db/db.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
+import { createHostService } from './host/host.service.ts';
+import { cachedProbe, createHostProbe } from './host/host-probe.ts';
 import { createHttpApp } from './http/app.ts';
 import type { AppEnv } from './http/context.ts';
 import { createJobLogStore } from './jobs/job-log.ts';
@@ -30,8 +34,14 @@ export interface Kade {
   close(): Promise<void>;
 }
 
+export interface KadeOptions {
+  peerAddress?: (req: Request, env: unknown) => string | undefined;
+  /** Kade's own container id (or prefix); detected from /proc and the host name when not given. */
+  ownContainerId?: string | null;
+}
+
 /** The composition root: config → db → adapters → services → http. */
-export function createKade(config: Config, logger: Logger, opts: { peerAddress?: (req: Request, env: unknown) => string | undefined } = {}): Kade {
+export function createKade(config: Config, logger: Logger, opts: KadeOptions = {}): Kade {
   prepareDirs(config);
   const clock = () => new Date();
   const db = openDb(join(config.stateDir, 'kade.db'));
@@ -77,9 +87,17 @@ export function createKade(config: Config, logger: Logger, opts: { peerAddress?:
   });
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
+  const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
+  const containers = createContainersService({ libraryDir: paths.LIBRARY_DIR, engine, events, ownContainerId });
+  const host = createHostService({
+    engine,
+    probe: cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
+      onFailure: (r) => logger.warn({ probe: config.probeImage }, `host port probe failed: ${r.ok ? '' : r.message}`),
+    }),
+  });
 
   const app = createHttpApp(
-    { auth, catalogue, stacks, jobs, engine, compose, audit, users, settings, wizard },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host },
     {
       logger,
       version: config.version,

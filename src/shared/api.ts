@@ -144,3 +144,32 @@ export type StoreAppT = z.infer<typeof StoreApp>;
 export type StackT = z.infer<typeof Stack>;
 export type StackDetailT = z.infer<typeof StackDetail>;
 export type AuthStatusT = z.infer<typeof AuthStatus>;
+
+/** Container ids and names as the engine accepts them; checked before any engine call. */
+export const CONTAINER_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+export const PortBinding = StackContainer.shape.ports.element;
+export const ContainerEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  image: z.string(),
+  state: z.string(),
+  status: z.string(),
+  health: z.string().nullable(),
+  ports: z.array(PortBinding),
+  /** ISO 8601 time the container was created. */
+  created: z.string(),
+  project: z.string().nullable(),
+  service: z.string().nullable(),
+  /** The managed stack (app) the container belongs to, or null. */
+  stack: z.string().nullable(),
+  managed: z.boolean(),
+  /** Kade's own container: it cannot be stopped, restarted or deleted through the list. */
+  own: z.boolean(),
+});
+export const ConnectableApp = z.object({
+  stack: z.string(),
+  source: z.object({ repo: z.string(), app: z.string() }).nullable(),
+  containers: z.array(z.string()),
+});
+export type ContainerEntryT = z.infer<typeof ContainerEntry>;
+export type ConnectableAppT = z.infer<typeof ConnectableApp>;

@@ -80,6 +80,22 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
   return (await res.json()) as T;
 }
 
+/** A GET whose answer is plain text (logs); rejects with ApiError like `request`. */
+export async function requestText(path: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { Accept: 'text/plain' }, credentials: 'same-origin' });
+  } catch (e) {
+    throw new ApiError(0, 'network', {}, [], e instanceof Error ? e.message : String(e));
+  }
+  if (!res.ok) {
+    const err = await toApiError(res);
+    if (err.code === 'unauthenticated') onUnauthenticated?.();
+    throw err;
+  }
+  return res.text();
+}
+
 export async function getAuthStatus(): Promise<AuthStatusT> {
   const s = await request<AuthStatusT>('GET', '/api/auth/status');
   setCsrf(s.csrf);

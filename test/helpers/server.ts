@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../src/server/config/config.ts';
 import { createLogger } from '../../src/server/core/logger.ts';
-import { createKade, type Kade } from '../../src/server/kade.ts';
+import { createKade, type Kade, type KadeOptions } from '../../src/server/kade.ts';
 
 export interface TestServer {
   url: string;
@@ -19,7 +19,9 @@ export interface TestServer {
  * Starts a real Kade on 127.0.0.1 with a random port and fresh folders. Pass `stateDir` to
  * restart on the same state (the folders are then left for the caller to remove).
  */
-export async function startTestServer(opts: { env?: Record<string, string>; stateDir?: string; baseDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { env?: Record<string, string>; stateDir?: string; baseDir?: string; kade?: Omit<KadeOptions, 'peerAddress'> } = {},
+): Promise<TestServer> {
   const root = mkdtempSync(join(tmpdir(), 'kade-test-'));
   const baseDir = opts.baseDir ?? join(root, 'base');
   const stateDir = opts.stateDir ?? join(root, 'state');
@@ -28,6 +30,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; stat
     process.cwd(),
   );
   const kade = createKade(config, createLogger(config.logLevel), {
+    ...opts.kade,
     peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
   });
   const server = serve({ fetch: kade.app.fetch, port: 0, hostname: '127.0.0.1' });

@@ -5,6 +5,8 @@ import { AppError } from '../core/errors.ts';
 import { detectTimezone } from './timezone.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** The small image whose `tail` reads the host's socket tables for the port check; never pulled by Kade. */
+export const DEFAULT_PROBE_IMAGE = 'busybox:1.37';
 
 const EnvSchema = z.object({
   BASE_DIR: z.string().min(1).optional(),
@@ -19,6 +21,7 @@ const EnvSchema = z.object({
   SVC_COMPOSE: z.enum(['auto', 'v2', 'v1']).default('auto'),
   TZ: z.string().optional(),
   AUTO_SYNC_ON_BOOT: z.enum(['0', '1', 'true', 'false']).optional(),
+  SVC_PROBE_IMAGE: z.string().min(1).default(DEFAULT_PROBE_IMAGE),
 });
 
 /** Where the engine lives: a unix socket or a tcp host. Never a global; handed to the adapter. */
@@ -43,6 +46,7 @@ export interface Config {
   readonly webDir: string;
   readonly timezone: string;
   readonly autoSyncOnBoot: boolean;
+  readonly probeImage: string;
 }
 
 export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
@@ -88,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     webDir: join(rootDir, 'dist', 'web'),
     timezone: detectTimezone(e.TZ),
     autoSyncOnBoot: e.AUTO_SYNC_ON_BOOT === '1' || e.AUTO_SYNC_ON_BOOT === 'true',
+    probeImage: e.SVC_PROBE_IMAGE,
   });
 }
 

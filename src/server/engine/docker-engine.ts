@@ -88,7 +88,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
     async containerLogs(id: string, opts: LogOptions) {
       const container = docker.getContainer(id);
       const info = await call(() => container.inspect(), id);
-      const base = { stdout: true, stderr: true, timestamps: false, tail: opts.tail ?? 200, ...(opts.since ? { since: opts.since } : {}) };
+      const base = { stdout: true, stderr: true, timestamps: opts.timestamps ?? false, tail: opts.tail ?? 200, ...(opts.since ? { since: opts.since } : {}) };
       const out = new PassThrough();
       if (opts.follow) {
         const stream = await call(() => container.logs({ ...base, follow: true }), id);

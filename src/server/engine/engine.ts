@@ -30,6 +30,8 @@ export interface LogOptions {
   tail?: number;
   since?: number;
   follow?: boolean;
+  /** Prefix every line with the engine's RFC 3339 time stamp, for merging several logs in order. */
+  timestamps?: boolean;
 }
 
 export interface Engine {

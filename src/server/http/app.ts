@@ -9,6 +9,8 @@ import { normaliseError, problemResponse } from './problem.ts';
 import { auditRoutes } from './routes/audit.routes.ts';
 import { authRoutes } from './routes/auth.routes.ts';
 import { catalogueRoutes } from './routes/catalogue.routes.ts';
+import { containersRoutes } from './routes/containers.routes.ts';
+import { hostRoutes } from './routes/host.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
@@ -72,11 +74,13 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   authRoutes(app, services.auth);
   catalogueRoutes(app, services, opts.prefill);
   stacksRoutes(app, services);
+  containersRoutes(app, services);
   jobsRoutes(app, services.jobs);
   usersRoutes(app, services);
   auditRoutes(app, services.audit);
   settingsRoutes(app, services);
   wizardRoutes(app, services);
+  hostRoutes(app, services);
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -2,8 +2,10 @@ import type { AuditService } from '../audit/audit.service.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { UsersService } from '../auth/users.service.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import type { ContainersService } from '../containers/containers.service.ts';
 import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
@@ -14,6 +16,7 @@ export interface Services {
   auth: AuthService;
   catalogue: CatalogueService;
   stacks: StacksService;
+  containers: ContainersService;
   jobs: JobsService;
   engine: Engine;
   compose: Compose;
@@ -21,4 +24,5 @@ export interface Services {
   audit: AuditService;
   settings: SettingsService;
   wizard: WizardService;
+  host: HostService;
 }

@@ -5,6 +5,9 @@ import type { MessageKey } from '../i18n.ts';
 import { AccountScreen } from './account/account-screen.tsx';
 import { AppsScreen } from './apps/apps-screen.tsx';
 import { AuditScreen } from './audit/audit-screen.tsx';
+import { ContainersScreen } from './containers/containers-screen.tsx';
+import { INSTALL_PATH } from './install/install-model.ts';
+import { InstallScreen } from './install/install-screen.tsx';
 import { ReposScreen } from './repos/repos-screen.tsx';
 import { SettingsScreen } from './settings/settings-screen.tsx';
 import { StoreScreen } from './store/store-screen.tsx';
@@ -20,13 +23,18 @@ export interface ScreenRoute {
   nav?: MessageKey;
   /** The lowest role that sees the screen. */
   role: Role;
+  /** Matches the whole path instead of the prefix; such routes go before the prefix they live under. */
+  pattern?: RegExp;
   render: (user: UserT, path: string) => ComponentChild;
 }
 
 export const SCREENS: ScreenRoute[] = [
   { path: '/apps', title: 'apps.title', nav: 'nav.apps', role: 'viewer', render: (user) => <AppsScreen user={user} /> },
+  // The install form of one app: /store/{repo}/{app}/install; reached from the store's cards.
+  { path: '/store', pattern: INSTALL_PATH, title: 'install.title', role: 'operator', render: (_user, path) => <InstallScreen path={path} /> },
   { path: '/store', title: 'store.title', nav: 'nav.store', role: 'viewer', render: (user) => <StoreScreen user={user} /> },
   { path: '/repos', title: 'repos.title', nav: 'nav.repos', role: 'viewer', render: (user) => <ReposScreen user={user} /> },
+  { path: '/containers', title: 'containers.title', nav: 'nav.containers', role: 'viewer', render: (user) => <ContainersScreen user={user} /> },
   { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
   { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
   { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },
@@ -38,5 +46,5 @@ export const SCREENS: ScreenRoute[] = [
 
 export function findScreen(path: string): ScreenRoute | null {
   if (path === '/' || path === '') return SCREENS[0] ?? null;
-  return SCREENS.find((s) => path === s.path || path.startsWith(`${s.path}/`)) ?? null;
+  return SCREENS.find((s) => (s.pattern ? s.pattern.test(path) : path === s.path || path.startsWith(`${s.path}/`))) ?? null;
 }

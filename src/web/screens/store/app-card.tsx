@@ -1,6 +1,8 @@
 import type { StoreAppT } from '../../../shared/api.ts';
 import type { Category } from '../../../shared/categories.ts';
 import { getLang, t } from '../../i18n.ts';
+import { onLinkClick } from '../../router.ts';
+import { installPath } from '../install/install-model.ts';
 
 /** Looks up a category by id; an id the server does not know shows as its raw text in grey. */
 export type CategoryLookup = (id: string) => Category | undefined;
@@ -13,7 +15,8 @@ const sameOrigin = (icon: string | null): icon is string => icon !== null && /^\
 const FALLBACK_COLOUR = '#64748b';
 
 /** One app of the store: what it is, where it comes from, and whether it is installed already. */
-export function AppCard({ app, category }: { app: StoreAppT; category: CategoryLookup }) {
+/** `canInstall`: operators and admins get the install action; viewers only look. */
+export function AppCard({ app, category, canInstall = false }: { app: StoreAppT; category: CategoryLookup; canInstall?: boolean }) {
   const headingId = `store-${app.repo}-${app.app}`;
   const description = getLang() === 'nl' && app.description_nl ? app.description_nl : app.description;
   const colour = category(app.categories[0] ?? '')?.color ?? FALLBACK_COLOUR;
@@ -53,6 +56,18 @@ export function AppCard({ app, category }: { app: StoreAppT; category: CategoryL
             <li key={tag}>{tag}</li>
           ))}
         </ul>
+      )}
+      {canInstall && (
+        <div class="store-card-actions">
+          <a
+            href={installPath(app.repo, app.app)}
+            class="btn btn-small btn-primary"
+            aria-label={t('store.install_label', { name: app.name })}
+            onClick={onLinkClick}
+          >
+            {t('store.install')}
+          </a>
+        </div>
       )}
     </li>
   );

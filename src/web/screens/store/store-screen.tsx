@@ -12,7 +12,7 @@ import { useStore } from './use-store.ts';
 import { type StoreFilterState, useStoreFilter } from './use-store-filter.ts';
 import './store.css';
 
-/** The apps of every template repository as cards, with search and filters. Installing is a later step. */
+/** The apps of every template repository as cards, with search and filters; operators install from a card. */
 export function StoreScreen({ user }: { user: UserT }) {
   const { data, error, reload } = useStore();
   const filter = useStoreFilter();
@@ -39,13 +39,13 @@ export function StoreScreen({ user }: { user: UserT }) {
         (data.apps.length === 0 ? (
           <StoreEmpty repoCount={data.repos.length} isAdmin={roleAllows(user.role, 'admin')} />
         ) : (
-          <StoreBody data={data} state={filter} />
+          <StoreBody data={data} state={filter} canInstall={roleAllows(user.role, 'operator')} />
         ))}
     </section>
   );
 }
 
-function StoreBody({ data, state }: { data: StoreData; state: StoreFilterState }) {
+function StoreBody({ data, state, canInstall }: { data: StoreData; state: StoreFilterState; canInstall: boolean }) {
   const { apps } = data;
   const { filter, limit } = state;
   const byId = useMemo(() => new Map(data.categories.map((c) => [c.id, c])), [data.categories]);
@@ -68,7 +68,7 @@ function StoreBody({ data, state }: { data: StoreData; state: StoreFilterState }
       ) : (
         <ul class="store-grid" aria-label={t('store.list_label')}>
           {shown.map((a) => (
-            <AppCard key={`${a.repo}/${a.app}`} app={a} category={category} />
+            <AppCard key={`${a.repo}/${a.app}`} app={a} category={category} canInstall={canInstall} />
           ))}
         </ul>
       )}

@@ -1,0 +1,186 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { CONTAINER_ID_PATTERN, type ConnectableAppT, type ContainerEntryT } from '../../shared/api.ts';
+import { type Role, roleAllows } from '../../shared/roles.ts';
+import { AppError, notFound } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import { groupByStack, stackNames } from '../stacks/listing.ts';
+import { META_FILE, readMeta } from '../stacks/stack-files.ts';
+import { checkName } from '../stacks/stacks.service.ts';
+import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
+import { isOwnId } from './own-container.ts';
+
+export interface ContainersDeps {
+  libraryDir: string;
+  engine: Engine;
+  events: EventBus;
+  /** Kade's own container id or id prefix, detected once at start; null outside a container. */
+  ownContainerId: string | null;
+}
+
+export type ContainerOp = 'start' | 'stop' | 'restart';
+export interface LogQuery {
+  tail: number;
+  since?: Date;
+}
+
+function need(actor: Actor, role: Role, what: string): void {
+  if (!roleAllows(actor.role, role)) throw new AppError('forbidden', `${what} needs the role ${role}`, { params: { role } });
+}
+
+function checkId(id: string): void {
+  if (!CONTAINER_ID_PATTERN.test(id)) throw new AppError('validation', `'${id}' is not a container id or name`, { params: { id }, fields: ['id'] });
+}
+
+/** Which managed stack each container belongs to, by the rule of the stacks listing. */
+function stackOfEach(list: ContainerSummary[], libraryDir: string): Map<string, string> {
+  const names = new Set(stackNames(libraryDir));
+  const byId = new Map<string, string>();
+  for (const [stack, members] of groupByStack(list, libraryDir)) {
+    if (names.has(stack)) for (const c of members) byId.set(c.id, stack);
+  }
+  return byId;
+}
+
+const engineSince = (since: Date | undefined) => (since ? { since: Math.floor(since.getTime() / 1000) } : {});
+
+/** Every container on the host, managed or not: list, inspect, operate, delete, logs. */
+export function createContainersService(d: ContainersDeps) {
+  const present = (c: ContainerSummary, stack: string | undefined): ContainerEntryT => ({
+    id: c.id,
+    name: c.name,
+    image: c.image,
+    state: c.state,
+    status: c.status,
+    health: c.health,
+    ports: c.ports,
+    created: new Date(c.created * 1000).toISOString(),
+    project: c.project,
+    service: c.service,
+    stack: stack ?? null,
+    managed: stack !== undefined,
+    own: isOwnId(d.ownContainerId, c.id),
+  });
+
+  /** One engine listing of all containers; the managed flag from their compose labels. */
+  async function list(actor: Actor): Promise<ContainerEntryT[]> {
+    need(actor, 'viewer', 'the container list');
+    const all = await d.engine.listContainers();
+    const stacks = stackOfEach(all, d.libraryDir);
+    return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The engine's inspect; environment values are shown to admins only, as they may hold secrets. */
+  async function inspect(actor: Actor, id: string): Promise<Record<string, unknown>> {
+    need(actor, 'viewer', 'inspecting a container');
+    checkId(id);
+    const info = await d.engine.inspectContainer(id);
+    if (roleAllows(actor.role, 'admin')) return info;
+    const config = info.Config as { Env?: unknown } | undefined;
+    if (!config || !Array.isArray(config.Env)) return info;
+    const env = config.Env.map((e) => (typeof e === 'string' ? `${e.split('=')[0]}=•••` : e));
+    return { ...info, Config: { ...config, Env: env } };
+  }
+
+  /** Resolves a name or id to the container, refusing Kade's own one for anything but start. */
+  async function target(actor: Actor, id: string, op: ContainerOp | 'delete'): Promise<{ id: string; name: string }> {
+    need(actor, 'operator', `${op} of a container`);
+    checkId(id);
+    const info = await d.engine.inspectContainer(id);
+    const fullId = String(info.Id ?? id);
+    const name = String(info.Name ?? id).replace(/^\//, '');
+    if (op !== 'start' && isOwnId(d.ownContainerId, fullId)) {
+      throw new AppError('own_container', `'${name}' is Kade's own container; Kade cannot ${op} itself`, { params: { name, op } });
+    }
+    return { id: fullId, name };
+  }
+
+  async function operate(actor: Actor, id: string, op: ContainerOp): Promise<void> {
+    const c = await target(actor, id, op);
+    const emit = (status: 'ok' | 'failed') =>
+      d.events.emit({ type: `container.${op}`, actor, source: 'containers', target: c.name, status, detail: { id: c.id } });
+    try {
+      if (op === 'start') await d.engine.startContainer(c.id);
+      else if (op === 'stop') await d.engine.stopContainer(c.id);
+      else await d.engine.restartContainer(c.id);
+    } catch (err) {
+      emit('failed');
+      throw err;
+    }
+    emit('ok');
+  }
+
+  /** Removes the container only (forced); its volumes and image stay. */
+  async function remove(actor: Actor, id: string): Promise<void> {
+    const c = await target(actor, id, 'delete');
+    try {
+      await d.engine.removeContainer(c.id);
+    } catch (err) {
+      d.events.emit({ type: 'container.deleted', actor, source: 'containers', target: c.name, status: 'failed', detail: { id: c.id } });
+      throw err;
+    }
+    d.events.emit({ type: 'container.deleted', actor, source: 'containers', target: c.name, status: 'ok', detail: { id: c.id } });
+  }
+
+  async function logText(actor: Actor, id: string, q: LogQuery): Promise<string> {
+    need(actor, 'viewer', 'container logs');
+    checkId(id);
+    return readAll(await d.engine.containerLogs(id, { tail: q.tail, ...engineSince(q.since) }));
+  }
+
+  async function followLogs(actor: Actor, id: string, q: LogQuery): Promise<Readable> {
+    need(actor, 'viewer', 'container logs');
+    checkId(id);
+    return mergeFollowed([{ prefix: '', stream: await d.engine.containerLogs(id, { tail: q.tail, follow: true, ...engineSince(q.since) }) }]);
+  }
+
+  async function stackContainers(name: string): Promise<ContainerSummary[]> {
+    checkName(name);
+    if (!existsSync(join(d.libraryDir, name))) throw notFound('app', name);
+    const all = await d.engine.listContainers({ composeOnly: true });
+    return (groupByStack(all, d.libraryDir).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
+  }
+  const prefixOf = (c: ContainerSummary) => c.service ?? c.name;
+
+  /** The logs of an app's containers in time order, each line prefixed with its service. */
+  async function stackLogText(actor: Actor, name: string, q: LogQuery): Promise<string> {
+    need(actor, 'viewer', 'app logs');
+    const members = await stackContainers(name);
+    const parts = await Promise.all(
+      members.map(async (c) => ({
+        prefix: prefixOf(c),
+        text: await readAll(await d.engine.containerLogs(c.id, { tail: q.tail, timestamps: true, ...engineSince(q.since) })),
+      })),
+    );
+    return mergeStamped(parts);
+  }
+
+  async function followStackLogs(actor: Actor, name: string, q: LogQuery): Promise<Readable> {
+    need(actor, 'viewer', 'app logs');
+    const members = await stackContainers(name);
+    const parts = await Promise.all(
+      members.map(async (c) => ({ prefix: prefixOf(c), stream: await d.engine.containerLogs(c.id, { tail: q.tail, follow: true, ...engineSince(q.since) }) })),
+    );
+    return mergeFollowed(parts);
+  }
+
+  /** Installed apps with the names of their containers, from one listing: what another app can reach. */
+  async function connectable(actor: Actor): Promise<ConnectableAppT[]> {
+    need(actor, 'viewer', 'the connectable apps');
+    const groups = groupByStack(await d.engine.listContainers({ composeOnly: true }), d.libraryDir);
+    return stackNames(d.libraryDir).map((stack) => {
+      const source = readMeta(join(d.libraryDir, stack, META_FILE))?.source;
+      return {
+        stack,
+        source: source ? { repo: source.repo, app: source.app } : null,
+        containers: (groups.get(stack) ?? []).map((c) => c.name).sort(),
+      };
+    });
+  }
+
+  return { list, inspect, operate, remove, logText, followLogs, stackLogText, followStackLogs, connectable };
+}
+
+export type ContainersService = ReturnType<typeof createContainersService>;

@@ -1,0 +1,129 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import { CONTAINER_ID_PATTERN, ConnectableApp, ContainerEntry, Problem } from '../../../shared/api.ts';
+import type { ContainerOp, LogQuery } from '../../containers/containers.service.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const IdParam = z.object({ id: z.string().regex(CONTAINER_ID_PATTERN, 'a container id or name') });
+const LogParams = z.object({
+  tail: z.coerce.number().int().min(0).max(100_000).default(200),
+  since: z.iso.datetime({ offset: true }).optional(),
+  follow: z.enum(['0', '1']).optional(),
+});
+const logAnswer = {
+  description: 'plain text; with follow=1 a text/event-stream of `line` events and a final `end`',
+  content: { 'text/plain': { schema: z.string() }, 'text/event-stream': { schema: z.string() } },
+};
+const NOT_FOUND = { 404: { description: 'unknown container or app', content: { 'application/problem+json': { schema: Problem } } } };
+const DONE = { 204: { description: 'done' } };
+
+const list = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/containers',
+  tags: ['containers'],
+  summary: 'Every container on the host with the managed and own flags; one engine listing',
+  responses: { 200: json(z.array(ContainerEntry)), ...PROBLEMS },
+});
+const inspect = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/containers/{id}',
+  tags: ['containers'],
+  summary: "The engine's inspect of one container (environment values for admins only)",
+  request: { params: IdParam },
+  responses: { 200: json(z.record(z.string(), z.unknown())), ...PROBLEMS, ...NOT_FOUND },
+});
+const opRoute = (op: ContainerOp) =>
+  defineRoute('operator', {
+    method: 'post',
+    path: `/api/containers/{id}/${op}`,
+    tags: ['containers'],
+    summary: `${op[0]?.toUpperCase()}${op.slice(1)} a container${op === 'start' ? '' : "; refused 403 own_container for Kade's own"}`,
+    request: { params: IdParam },
+    responses: { ...DONE, ...PROBLEMS, ...NOT_FOUND },
+  });
+const remove = defineRoute('operator', {
+  method: 'delete',
+  path: '/api/containers/{id}',
+  tags: ['containers'],
+  summary: "Remove a container only (forced): its volumes and image stay; refused 403 own_container for Kade's own",
+  request: { params: IdParam },
+  responses: { ...DONE, ...PROBLEMS, ...NOT_FOUND },
+});
+const logs = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/containers/{id}/logs',
+  tags: ['containers'],
+  summary: 'Container log: the last `tail` lines (default 200), from `since` on; follow=1 streams',
+  request: { params: IdParam, query: LogParams },
+  responses: { 200: logAnswer, ...PROBLEMS, ...NOT_FOUND },
+});
+const stackLogs = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/stacks/{name}/logs',
+  tags: ['stacks'],
+  summary: 'Logs of all containers of an app in time order, each line prefixed with its service; follow=1 streams',
+  request: { params: NameParam, query: LogParams },
+  responses: { 200: logAnswer, ...PROBLEMS, ...NOT_FOUND },
+});
+const connectable = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/apps/connectable',
+  tags: ['stacks'],
+  summary: 'Installed apps with the names of their containers; one container listing',
+  responses: { 200: json(z.array(ConnectableApp)), ...PROBLEMS },
+});
+
+const logQuery = (q: z.infer<typeof LogParams>): LogQuery => ({ tail: q.tail, ...(q.since ? { since: new Date(q.since) } : {}) });
+
+/** Lines of a followed log as server-sent events; the source is closed when the client goes. */
+function sse(c: Context<AppEnv>, source: Readable): Response {
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => {
+      source.destroy();
+    });
+    const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
+    try {
+      for await (const line of lines) {
+        if (stream.aborted) break;
+        await stream.writeSSE({ event: 'line', data: line });
+      }
+      if (!stream.aborted) await stream.writeSSE({ event: 'end', data: '' });
+    } finally {
+      source.destroy();
+    }
+  });
+}
+
+export function containersRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+  app.openapi(list, async (c) => c.json(await s.containers.list(actorOf(c)), 200));
+  app.openapi(inspect, async (c) => c.json(await s.containers.inspect(actorOf(c), c.req.valid('param').id), 200));
+  for (const op of ['start', 'stop', 'restart'] as const) {
+    app.openapi(opRoute(op), async (c) => {
+      await s.containers.operate(actorOf(c), c.req.valid('param').id, op);
+      return c.body(null, 204);
+    });
+  }
+  app.openapi(remove, async (c) => {
+    await s.containers.remove(actorOf(c), c.req.valid('param').id);
+    return c.body(null, 204);
+  });
+  app.openapi(logs, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    if (q.follow === '1') return sse(c, await s.containers.followLogs(actorOf(c), id, logQuery(q))) as never;
+    return c.text(await s.containers.logText(actorOf(c), id, logQuery(q)), 200) as never;
+  });
+  app.openapi(stackLogs, async (c) => {
+    const { name } = c.req.valid('param');
+    const q = c.req.valid('query');
+    if (q.follow === '1') return sse(c, await s.containers.followStackLogs(actorOf(c), name, logQuery(q))) as never;
+    return c.text(await s.containers.stackLogText(actorOf(c), name, logQuery(q)), 200) as never;
+  });
+  app.openapi(connectable, async (c) => c.json(await s.containers.connectable(actorOf(c)), 200));
+}

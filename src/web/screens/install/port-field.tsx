@@ -1,0 +1,108 @@
+import { useEffect, useState } from 'preact/hooks';
+import { errorText } from '../../components/error-message.tsx';
+import { t } from '../../i18n.ts';
+import { checkPort, type PortCheckT } from './install-api.ts';
+import type { A11y } from './template-field.tsx';
+
+const CHECK_DELAY_MS = 350;
+// The same bounds as shared/host.ts; not imported from there, since that module loads zod.
+const MIN_PORT = 1;
+const MAX_PORT = 65535;
+
+type Check = { kind: 'idle' } | { kind: 'checking' } | { kind: 'done'; result: PortCheckT } | { kind: 'unavailable' } | { kind: 'failed'; error: unknown };
+
+const asPort = (v: string): number | null => {
+  const n = Number(v);
+  return /^[0-9]{1,5}$/.test(v.trim()) && n >= MIN_PORT && n <= MAX_PORT ? n : null;
+};
+
+/** Checks the port a moment after the last change; a server without the check leaves the form as it is. */
+function usePortCheck(value: string): Check {
+  const [check, setCheck] = useState<Check>({ kind: 'idle' });
+  useEffect(() => {
+    const port = asPort(value);
+    if (port === null) {
+      setCheck({ kind: 'idle' });
+      return;
+    }
+    let live = true;
+    setCheck((c) => (c.kind === 'unavailable' ? c : { kind: 'checking' }));
+    const timer = setTimeout(() => {
+      checkPort(port).then(
+        (result) => live && setCheck(result ? { kind: 'done', result } : { kind: 'unavailable' }),
+        (error: unknown) => live && setCheck({ kind: 'failed', error }),
+      );
+    }, CHECK_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [value]);
+  return check;
+}
+
+/** A port: a number input with minus and plus, the host's check, and a jump to the next free port. */
+export function PortInput({ a11y, value, onChange, label }: { a11y: A11y; value: string; onChange: (v: string) => void; label: string }) {
+  const check = usePortCheck(value);
+  const statusId = `${a11y.id}-check`;
+  const port = asPort(value);
+  const step = (d: number) => {
+    const base = port ?? 8080;
+    onChange(String(Math.min(MAX_PORT, Math.max(MIN_PORT, base + d))));
+  };
+  const describedBy = [a11y['aria-describedby'], statusId].filter(Boolean).join(' ');
+  const inUse = check.kind === 'done' && !check.result.free;
+  return (
+    <>
+      <div class="ifield-row port-row">
+        <button type="button" class="btn btn-small port-step" aria-label={t('install.port_down', { label })} onClick={() => step(-1)}>
+          −
+        </button>
+        <input
+          type="number"
+          {...a11y}
+          aria-invalid={a11y['aria-invalid'] ?? (inUse ? 'true' : undefined)}
+          aria-describedby={describedBy}
+          class="port-input"
+          inputMode="numeric"
+          min={MIN_PORT}
+          max={MAX_PORT}
+          step={1}
+          autocomplete="off"
+          value={value}
+          onInput={(e) => onChange(e.currentTarget.value)}
+        />
+        <button type="button" class="btn btn-small port-step" aria-label={t('install.port_up', { label })} onClick={() => step(1)}>
+          +
+        </button>
+        {inUse && check.result.alternative !== null && (
+          <button type="button" class="btn btn-small" onClick={() => onChange(String(check.result.alternative))}>
+            {t('install.port_next_free', { port: check.result.alternative })}
+          </button>
+        )}
+      </div>
+      <p class={`port-check port-${check.kind === 'done' ? (check.result.free ? 'free' : 'used') : check.kind}`} id={statusId} role="status">
+        {checkText(check, value)}
+      </p>
+    </>
+  );
+}
+
+function checkText(check: Check, value: string): string | null {
+  switch (check.kind) {
+    case 'idle':
+      return value.trim() === '' ? null : t('install.port_invalid', { min: MIN_PORT, max: MAX_PORT });
+    case 'checking':
+      return t('install.port_checking');
+    case 'unavailable':
+      return t('install.port_no_check');
+    case 'failed':
+      return t('install.port_check_failed', { error: errorText(check.error) });
+    case 'done': {
+      const r = check.result;
+      if (!r.free) return r.held_by ? t('install.port_used_by', { port: r.port, container: r.held_by }) : t('install.port_used', { port: r.port });
+      if (!r.host_inspected) return t('install.port_assumed', { port: r.port });
+      return t('install.port_free', { port: r.port });
+    }
+  }
+}

@@ -1,0 +1,11 @@
+import { getLang, t } from '../../i18n.ts';
+import { type Step, textIn } from './install-model.ts';
+
+/** A stable key of a step, so the current step survives the advanced switch adding or removing others. */
+export const stepKey = (s: Step): string => (s.kind === 'group' ? `group:${s.group.id}` : s.kind);
+
+export function stepTitle(s: Step): string {
+  if (s.kind === 'main') return t('install.step_main');
+  if (s.kind === 'review') return t('install.step_review');
+  return textIn(s.group.label, getLang());
+}
