@@ -8,7 +8,7 @@ import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, hasAttr, hasText, isFocused, shoot, visible } from './web-helpers.ts';
+import { eventually, hasAttr, hasCount, hasText, isFocused, shoot, visible } from './web-helpers.ts';
 
 // From a store card to a running app: the install form rendered from the template of the basic
 // fixture's `hello`, the server's refusals, and the job's log until the app runs.
@@ -51,6 +51,8 @@ before(async () => {
   mkdirSync('test-results/screenshots', { recursive: true });
   git = await startGitServer();
   await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
+  // The examples hold groups, a toggle, advanced fields and a connect field; only their forms are opened.
+  await git.addRepo('examples', 'examples', { branch: 'main' });
   server = await startTestServer();
   api = new ApiClient(server.url);
   await api.loginAs('admin', PW);
@@ -59,6 +61,8 @@ before(async () => {
   const added = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
   assert.equal(added.status, 202, JSON.stringify(added.body));
   assert.equal((await api.waitJob(added.body.job.id)).state, 'succeeded');
+  const examples = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Examples', url: git.url('examples'), branch: 'main', subdirectory: 'apps' });
+  assert.equal((await api.waitJob(examples.body.job.id)).state, 'succeeded');
   browser = await chromium.launch(LAUNCH);
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
@@ -139,6 +143,8 @@ describe('install from the store', () => {
     await shoot(page, 'install-required');
     await message.fill('Hello from the install test');
     await hasAttr(message, 'aria-invalid', '');
+    // The summary goes with the last missing field.
+    await eventually(async () => assert.equal(await page.locator('.install-form [role="alert"]').count(), 0));
   });
 
   test('labels follow the language, the values stay', async () => {
@@ -198,8 +204,55 @@ describe('install from the store', () => {
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByRole('button', { name: 'Install', exact: true }).click();
     await hasText(stepHeading(), 'Step 1 of 2: Name and settings');
-    await hasText(page.locator('.install-form [role="alert"]').first(), `The name “${STACK}” is already in use.`);
+    const name = page.getByLabel('Name of this installation');
+    await hasAttr(name, 'aria-invalid', 'true');
+    await isFocused(name);
+    await visible(page.locator('.field-error').filter({ hasText: `The name “${STACK}” is already in use.` }));
     await shoot(page, 'install-name-taken');
+  });
+
+  test('groups get a step each; a toggle hides its required fields; advanced settings behind one switch', async () => {
+    await menu('Store').click();
+    await page.getByRole('link', { name: 'Install Gitea' }).click();
+    await visible(page.getByRole('heading', { name: 'Install Gitea', level: 1 }));
+    const advanced = page.getByRole('switch', { name: 'Show advanced settings (3)' });
+    assert.equal(await advanced.isChecked(), false);
+    await hasCount(page.getByLabel('Db password', { exact: false }), 0);
+    await advanced.check();
+    await visible(page.locator('.install-form [name="db_password"]'));
+    // A database password nobody types starts with a random value; appdata_dir with DATA_DIR.
+    assert.match(await page.locator('.install-form [name="db_password"]').inputValue(), /^[A-Za-z0-9_-]{32}$/);
+    assert.notEqual(await page.locator('.install-form [name="appdata_dir"]').inputValue(), '');
+    await shoot(page, 'install-advanced');
+    await advanced.uncheck();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await hasText(stepHeading(), /^Step 2 of 3: /);
+    const toggle = page.locator('.install-step-head').getByRole('switch');
+    assert.equal(await toggle.isChecked(), false);
+    await visible(page.getByText('Switched off: these settings are not used and need not be filled in.'));
+    await shoot(page, 'install-group-off');
+    await toggle.check();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await hasText(page.locator('.install-form [role="alert"]').first(), /^Fill in the required fields: /);
+    await shoot(page, 'install-group-required');
+    // Switched off again, the group's required fields no longer hold the form back.
+    await toggle.uncheck();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await hasText(stepHeading(), /^Step 3 of 3: Review/);
+  });
+
+  test('a connect field offers the installed instances, or says none is installed', async () => {
+    await menu('Store').click();
+    await page.getByRole('link', { name: 'Install Zigbee2MQTT' }).click();
+    await visible(page.getByRole('heading', { name: 'Install Zigbee2MQTT', level: 1 }));
+    const required = page.locator('.install-form [name="port"]');
+    await required.fill(String(await freePort()));
+    await page.locator('.install-form [name="serial_device"]').fill('/dev/ttyUSB0');
+    const adapter = page.locator('.install-form select[name="adapter"]');
+    if ((await adapter.inputValue()) === '') await adapter.selectOption({ index: 1 });
+    await page.getByRole('button', { name: 'Next' }).click();
+    await visible(page.locator('.connect-none'));
+    await shoot(page, 'install-connect');
   });
 
   test('no script errors or CSP violations along the way', () => {

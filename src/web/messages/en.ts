@@ -225,6 +225,8 @@ export const en = {
   'install.install': 'Install',
   'install.installing': 'Installing…',
   'install.job_heading': 'Installing {name}',
+  'install.job_heading_done': '{name} is installed',
+  'install.job_heading_failed': 'Install of {name} failed',
   'install.job_label': 'Install of {name}',
   'install.done': '{name} is installed and running.',
   'install.to_apps': 'Go to the apps',

@@ -63,11 +63,17 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const instances = (app: string): Instance[] => stacks.filter((s) => s.source?.app === app).map((s) => ({ name: s.name }));
 
   // The heading of a new step takes the focus, so a keyboard or screen-reader user starts at its top.
+  // After a jump to a refused field, that field takes it instead.
+  const toInvalid = useRef(false);
   useEffect(() => {
-    if (moved.current) heading.current?.focus();
+    if (toInvalid.current) focusFirstInvalid();
+    else if (moved.current) heading.current?.focus();
+    toInvalid.current = false;
     moved.current = true;
   }, [current]);
 
+  // The summary shrinks as fields are filled in; a field's mark goes with its first change.
+  const stillMissing = missing.filter((fid) => errors[fid] !== undefined);
   const liveNameProblem = !isValidName(name) ? t('install.name_invalid') : taken.includes(name) ? t('install.name_taken', { name }) : null;
 
   const setValue = (fid: string, v: FieldValue) => {
@@ -94,9 +100,14 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     setMissing(empty.map((f) => f.id));
     const first = steps.findIndex((s) => which.includes(s) && (missingIn(s, values).length > 0 || (s.kind === 'main' && badName)));
     const target = steps[first];
-    if (target && stepKey(target) !== current) setCurrent(stepKey(target));
+    if (target && stepKey(target) !== current) jumpTo(stepKey(target));
     else focusFirstInvalid();
     return false;
+  };
+
+  const jumpTo = (key: string) => {
+    toInvalid.current = true;
+    setCurrent(key);
   };
 
   const focusFirstInvalid = () => {
@@ -127,9 +138,10 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const showRefusal = (e: unknown) => {
     if (!(e instanceof ApiError)) return setFailure(e);
     if (e.code === 'invalid_name' || e.code === 'name_taken' || e.fields.includes('name')) {
+      // Said once, at the name field, which takes the focus.
       setNameError(errorText(e));
-      setFailure(e);
-      setCurrent('main');
+      if (current === 'main') focusFirstInvalid();
+      else jumpTo('main');
       return;
     }
     const named = e.fields.filter((f) => f !== 'name');
@@ -145,7 +157,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
       setAdvanced(true);
     }
     const at = all[stepOf(all, named)];
-    if (at && stepKey(at) !== current) setCurrent(stepKey(at));
+    if (at && stepKey(at) !== current) jumpTo(stepKey(at));
     else focusFirstInvalid();
   };
 
@@ -224,9 +236,9 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
             </label>
           )}
         </div>
-        {missing.length > 0 && (
+        {stillMissing.length > 0 && (
           <AlertBox>
-            <p>{t('install.missing', { fields: missing.map(labelOf).join(', ') })}</p>
+            <p>{t('install.missing', { fields: stillMissing.map(labelOf).join(', ') })}</p>
           </AlertBox>
         )}
         <ErrorMessage error={failure} />
@@ -299,13 +311,12 @@ function NameField({ value, onInput, error, live }: { value: string; onInput: (v
   const problem = error ?? live;
   return (
     <div class="ifield install-name">
-      <label for={id}>
-        {t('install.name')}
+      <div class="ifield-label">
+        <label for={id}>{t('install.name')}</label>
         <span class="req" aria-hidden="true">
-          {' '}
           *
         </span>
-      </label>
+      </div>
       <input
         id={id}
         name="name"

@@ -92,7 +92,11 @@ function InstallProgress({ job, name }: { job: JobT; name: string }) {
   return (
     <div class="card install-card install-job">
       <h2 ref={heading} tabIndex={-1}>
-        {t('install.job_heading', { name })}
+        {!ended
+          ? t('install.job_heading', { name })
+          : ended.state === 'succeeded'
+            ? t('install.job_heading_done', { name })
+            : t('install.job_heading_failed', { name })}
       </h2>
       <JobProgress job={job} label={t('install.job_label', { name })} onEnd={setEnded} />
       {ended?.state === 'succeeded' && (

@@ -81,11 +81,17 @@ export function PortInput({ a11y, value, onChange, label }: { a11y: A11y; value:
           </button>
         )}
       </div>
-      <p class={`port-check port-${check.kind === 'done' ? (check.result.free ? 'free' : 'used') : check.kind}`} id={statusId} role="status">
+      <p class={`port-check port-${checkClass(check)}`} id={statusId} role="status">
         {checkText(check, value)}
       </p>
     </>
   );
+}
+
+function checkClass(check: Check): string {
+  if (check.kind !== 'done') return check.kind;
+  if (!check.result.free) return 'used';
+  return check.result.host_inspected ? 'free' : 'assumed';
 }
 
 function checkText(check: Check, value: string): string | null {

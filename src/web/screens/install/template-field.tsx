@@ -94,15 +94,15 @@ export function TemplateField(p: FieldProps) {
 
   return (
     <div class="ifield" data-field={f.id}>
-      <label for={id}>
-        {label}
+      <div class="ifield-label">
+        <label for={id}>{label}</label>
+        {/* Outside the label, so the accessible name is the label alone; the input carries `required`. */}
         {f.required && (
           <span class="req" aria-hidden="true">
-            {' '}
             *
           </span>
         )}
-      </label>
+      </div>
       {control}
       <Below hint={hint} hintId={hintId} error={p.error} errId={errId} />
     </div>
