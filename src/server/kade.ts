@@ -26,6 +26,8 @@ import { createJobsService } from './jobs/jobs.service.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { createStacksService } from './stacks/stacks.service.ts';
+import { createUpdatesService } from './updates/updates.service.ts';
+import { createUpdateChecks, registryCredentials } from './updates/updates-module.ts';
 
 export interface Kade {
   app: OpenAPIHono<AppEnv>;
@@ -38,6 +40,8 @@ export interface KadeOptions {
   peerAddress?: (req: Request, env: unknown) => string | undefined;
   /** Kade's own container id (or prefix); detected from /proc and the host name when not given. */
   ownContainerId?: string | null;
+  /** Delay of the first background update check after the start; daily after that. */
+  firstUpdateCheckMs?: number;
 }
 
 /** The composition root: config → db → adapters → services → http. */
@@ -71,6 +75,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     version: config.version,
     clock,
   });
+  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger });
   const stacks = createStacksService({
     libraryDir: paths.LIBRARY_DIR,
     dataDir: paths.DATA_DIR,
@@ -84,7 +89,19 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     events,
     logger,
     clock,
+    updateState: stackUpdates.state,
   });
+  const updates = createUpdatesService({
+    stackUpdates,
+    project: stacks.project,
+    jobs,
+    compose,
+    engine,
+    events,
+    credentials: () => registryCredentials(settings),
+  });
+  // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
+  stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
@@ -97,7 +114,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
 
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, updates },
     {
       logger,
       version: config.version,
@@ -110,6 +127,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     app,
     events,
     async close() {
+      stackUpdates.stop();
       await jobs.idle();
       db.close();
     },

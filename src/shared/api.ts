@@ -137,6 +137,24 @@ export const Stack = z.object({
   warning: z.string().nullable(),
 });
 export const StackDetail = Stack.extend({ containers: z.array(StackContainer) });
+export const UPDATE_STATES = ['update', 'current', 'unknown'] as const;
+/** `POST /api/stacks/{name}/update-check`: the stack's state and how each image came out. */
+export const StackUpdateCheck = z.object({
+  name: z.string(),
+  update: z.enum(UPDATE_STATES),
+  images: z.array(
+    z.object({
+      image: z.string(),
+      state: z.enum(UPDATE_STATES),
+      /** compared, local_build, pinned, not_pulled, registry (the registry could not be asked), invalid_ref. */
+      reason: z.string(),
+      detail: z.string().nullable(),
+      /** Kept in the week cache; failures never are. */
+      cached: z.boolean(),
+    }),
+  ),
+});
+export type StackUpdateCheckT = z.infer<typeof StackUpdateCheck>;
 
 export type JobT = z.infer<typeof Job>;
 export type RepoT = z.infer<typeof Repo>;

@@ -34,7 +34,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
     const base = ['-p', p.name, '-f', p.file, '--project-directory', p.dir, ...args];
     const [file, argv] = v === 'v2' ? ['docker', ['compose', ...base]] : ['docker-compose', base];
     const res = await run(file, argv, {
-      env,
+      env: opts.env ? { ...env, ...opts.env } : env,
       cwd: p.dir,
       timeoutMs: opts.timeoutMs ?? 600_000,
       maxOutput: 256 * 1024,

@@ -8,6 +8,8 @@ export interface ComposeProject {
 export interface ComposeRunOptions {
   onOutput?: (chunk: string) => void;
   timeoutMs?: number;
+  /** Extra environment for this one run (e.g. DOCKER_CONFIG with registry credentials for a pull). */
+  env?: Record<string, string>;
 }
 
 export type ComposeVariant = 'v2' | 'v1';

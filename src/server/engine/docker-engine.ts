@@ -81,6 +81,15 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return list.map(summarise);
     },
     inspectContainer: (id) => call(async () => (await docker.getContainer(id).inspect()) as unknown as Record<string, unknown>, id),
+    async inspectImage(ref) {
+      try {
+        const info = await docker.getImage(ref).inspect();
+        return { id: info.Id, repoDigests: info.RepoDigests ?? [] };
+      } catch (err) {
+        if ((err as DockerErr).statusCode === 404) return null;
+        throw translate(err, ref);
+      }
+    },
     startContainer: (id) => change(() => docker.getContainer(id).start(), id),
     stopContainer: (id) => change(() => docker.getContainer(id).stop({ t: 10 }), id),
     restartContainer: (id) => change(() => docker.getContainer(id).restart({ t: 10 }), id),

@@ -34,6 +34,13 @@ export interface LogOptions {
   timestamps?: boolean;
 }
 
+/** What an update check needs of a local image. */
+export interface ImageSummary {
+  id: string;
+  /** `name@sha256:...`, one per repository the image was pulled from or pushed to; empty when built locally. */
+  repoDigests: string[];
+}
+
 export interface Engine {
   ping(): Promise<EngineInfo>;
   /**
@@ -42,6 +49,8 @@ export interface Engine {
    */
   listContainers(opts?: { composeOnly?: boolean; project?: string }): Promise<ContainerSummary[]>;
   inspectContainer(id: string): Promise<Record<string, unknown>>;
+  /** An image by id or reference; null when the engine does not have it. */
+  inspectImage(ref: string): Promise<ImageSummary | null>;
   startContainer(id: string): Promise<void>;
   stopContainer(id: string): Promise<void>;
   restartContainer(id: string): Promise<void>;

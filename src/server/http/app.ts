@@ -15,6 +15,7 @@ import { jobsRoutes } from './routes/jobs.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
+import { updatesRoutes } from './routes/updates.routes.ts';
 import { usersRoutes } from './routes/users.routes.ts';
 import { wizardRoutes } from './routes/wizard.routes.ts';
 import type { Services } from './services.ts';
@@ -81,6 +82,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   settingsRoutes(app, services);
   wizardRoutes(app, services);
   hostRoutes(app, services);
+  updatesRoutes(app, services);
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -10,6 +10,7 @@ import type { JobsService } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
+import type { UpdatesService } from '../updates/updates.service.ts';
 
 /** Everything the routes may call; built once in main.ts. */
 export interface Services {
@@ -25,4 +26,5 @@ export interface Services {
   settings: SettingsService;
   wizard: WizardService;
   host: HostService;
+  updates: UpdatesService;
 }

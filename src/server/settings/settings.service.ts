@@ -117,6 +117,11 @@ export function createSettingsService(d: SettingsDeps) {
     auth: (): AuthSettingsT => state().auth,
     /** A write-only value for the module that uses it (notifications, self-update); null when not set. */
     secret: (key: SecretKey): string | null => state().secrets[key],
+    /** The registry account (REGISTRY_URL / REGISTRY_USER / REGISTRY_TOKEN) for pulls and update checks. */
+    registry(): { url: string; user: string; token: string | null } {
+      const s = state();
+      return { url: s.plain.REGISTRY_URL, user: s.plain.REGISTRY_USER, token: s.secrets.REGISTRY_TOKEN };
+    },
   };
 }
 

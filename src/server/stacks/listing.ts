@@ -56,6 +56,8 @@ export function stackNames(libraryDir: string): string[] {
 export interface PresentOptions {
   host: string;
   repoStatus: (repo: string) => StackT['repo_status'];
+  /** The cached registry update state of a stack; never a registry call. */
+  update?: (name: string) => StackT['update'];
 }
 
 /** One stack as the list shows it, from its files (cached by mtime) and its containers. */
@@ -82,7 +84,7 @@ export function presentStack(libraryDir: string, name: string, containers: Conta
     services,
     url: web ? `${web.scheme}://${opts.host}:${web.port}${web.path}` : null,
     categories: meta?.categories.length ? meta.categories : ['overig'],
-    update: 'unknown',
+    update: opts.update?.(name) ?? 'unknown',
     source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
     repo_status: meta?.source ? opts.repoStatus(meta.source.repo) : null,
     adopted: false,

@@ -28,6 +28,8 @@ export interface StacksDeps {
   events: EventBus;
   logger: Logger;
   clock: () => Date;
+  /** The update state the list shows, from the 6-hour result cache (updates/); 'unknown' when absent. */
+  updateState?: (name: string) => StackT['update'];
 }
 
 export type StackOp = 'start' | 'stop' | 'restart';
@@ -42,6 +44,7 @@ export function checkName(name: string): void {
 export function createStacksService(d: StacksDeps) {
   const listing = sharedListing(d.engine);
   const dirOf = (name: string) => join(d.libraryDir, name);
+  const update = d.updateState ?? (() => 'unknown' as const);
 
   const repoStatus = (repo: string) => {
     try {
@@ -65,7 +68,7 @@ export function createStacksService(d: StacksDeps) {
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
     const groups = containers ? groupByStack(containers, d.libraryDir) : null;
     return stackNames(d.libraryDir).map((n) => {
-      const { containers: _c, ...s } = presentStack(d.libraryDir, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus });
+      const { containers: _c, ...s } = presentStack(d.libraryDir, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
       return s;
     });
   }
@@ -74,7 +77,7 @@ export function createStacksService(d: StacksDeps) {
     checkName(name);
     if (!existsSync(dirOf(name))) throw notFound('app', name);
     const containers = await listingOrNull(listing, () => undefined);
-    return presentStack(d.libraryDir, name, containers ? (groupByStack(containers, d.libraryDir).get(name) ?? []) : null, { host, repoStatus });
+    return presentStack(d.libraryDir, name, containers ? (groupByStack(containers, d.libraryDir).get(name) ?? []) : null, { host, repoStatus, update });
   }
 
   function install(actor: Actor, req: { repo: string; app: string; name: string; values: Record<string, FieldValue> }): JobT {
@@ -140,7 +143,7 @@ export function createStacksService(d: StacksDeps) {
       const file = composePath(dir);
       if (file) {
         ctx.log('stopping and removing containers');
-        await d.compose.down({ name, dir, file }, { onOutput: (t) => ctx.log(t) });
+        await d.compose.down({ name, dir, file }, { onOutput: (t) => ctx.log(t)});
       }
       ctx.progress(0.6);
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,27 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { JobAccepted, StackUpdateCheck } from '../../../shared/api.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const update = defineRoute('operator', {
+  method: 'post',
+  path: '/api/stacks/{name}/update',
+  tags: ['stacks'],
+  summary: 'Update an app: backup first, pull its images, recreate the containers (job)',
+  request: { params: NameParam },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+const check = defineRoute('operator', {
+  method: 'post',
+  path: '/api/stacks/{name}/update-check',
+  tags: ['stacks'],
+  summary: 'Ask the registries now whether the images of an app have an update; the list shows the result for six hours',
+  request: { params: NameParam },
+  responses: { 200: json(StackUpdateCheck), ...PROBLEMS },
+});
+
+export function updatesRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+  app.openapi(update, (c) => c.json({ job: s.updates.update(actorOf(c), c.req.valid('param').name) }, 202));
+  app.openapi(check, async (c) => c.json(await s.updates.check(actorOf(c), c.req.valid('param').name), 200));
+}

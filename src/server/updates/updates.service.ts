@@ -1,0 +1,86 @@
+import type { JobT } from '../../shared/api.ts';
+import { roleAllows } from '../../shared/roles.ts';
+import { AppError } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import { waitUntilUp } from '../stacks/wait.ts';
+import { withRegistryAuth } from './docker-config.ts';
+import type { RegistryCredentials } from './registry-client.ts';
+import type { StackCheck, StackUpdates } from './stack-updates.ts';
+
+/**
+ * Runs before the pull of an update. SPEC: "backup before update … backup fails → the action goes on".
+ * Backups do not exist yet; when they do, this hook makes one and logs (never throws) a failure.
+ */
+export type BeforeUpdate = (p: ComposeProject, ctx: JobContext) => Promise<void>;
+
+export const noBackupYet: BeforeUpdate = async (_p, ctx) => {
+  ctx.log('backup before update: not available yet, skipped');
+};
+
+export interface UpdatesDeps {
+  stackUpdates: StackUpdates;
+  /** The compose project of an installed stack; throws not_found / invalid_name like the stacks service. */
+  project: (name: string) => ComposeProject;
+  jobs: JobsService;
+  compose: Compose;
+  engine: Engine;
+  events: EventBus;
+  credentials: () => RegistryCredentials | null;
+  beforeUpdate?: BeforeUpdate;
+}
+
+function requireOperator(actor: Actor): void {
+  if (!roleAllows(actor.role, 'operator')) throw new AppError('forbidden', 'updating apps needs the role operator', { params: { role: 'operator' } });
+}
+
+/** Update checks of installed apps and the update itself: backup hook, pull, recreate. */
+export function createUpdatesService(d: UpdatesDeps) {
+  const beforeUpdate = d.beforeUpdate ?? noBackupYet;
+
+  async function pullAndRecreate(p: ComposeProject, ctx: JobContext): Promise<void> {
+    await beforeUpdate(p, ctx);
+    ctx.progress(0.2);
+    const creds = d.credentials();
+    ctx.log(creds ? `pulling images (with the account for ${creds.host})` : 'pulling images');
+    if (creds) ctx.mask(creds.token);
+    await withRegistryAuth(creds, (env) => d.compose.pull(p, { onOutput: (t) => ctx.log(t), env }));
+    ctx.progress(0.6);
+    ctx.log('recreating containers whose image changed');
+    await d.compose.up(p, { onOutput: (t) => ctx.log(t) });
+    ctx.progress(0.8);
+    await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
+  }
+
+  return {
+    /** Asks the registries now (skipping the week cache) and stores the stack's result for the list. */
+    async check(actor: Actor, name: string): Promise<StackCheck> {
+      requireOperator(actor);
+      d.project(name);
+      return d.stackUpdates.check(name, { force: true });
+    },
+
+    /** `POST /api/stacks/{name}/update`: a job that backs up, pulls and recreates, then forgets the old result. */
+    update(actor: Actor, name: string): JobT {
+      requireOperator(actor);
+      const p = d.project(name);
+      return d.jobs.start({ kind: 'stack.update', stack: name, actor }, async (ctx) => {
+        try {
+          await pullAndRecreate(p, ctx);
+        } catch (err) {
+          d.events.emit({ type: 'stack.updated', actor, source: 'stacks', target: name, status: 'failed' });
+          throw err;
+        } finally {
+          d.stackUpdates.forget(name);
+        }
+        d.events.emit({ type: 'stack.updated', actor, source: 'stacks', target: name, status: 'ok' });
+      });
+    },
+
+    state: (name: string) => d.stackUpdates.state(name),
+  };
+}
+
+export type UpdatesService = ReturnType<typeof createUpdatesService>;
