@@ -76,6 +76,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
   });
   const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger });
+  // A deleted app's cached update state must not show on an app installed later under its name.
+  events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
   const stacks = createStacksService({
     libraryDir: paths.LIBRARY_DIR,
     dataDir: paths.DATA_DIR,

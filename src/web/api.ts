@@ -4,7 +4,7 @@ import type { ErrorParams, Problem } from '../shared/errors.ts';
 
 export type LoginAnswerT = z.infer<typeof LoginAnswer>;
 export type UserT = LoginAnswerT['user'];
-export type StackAction = 'start' | 'stop' | 'restart';
+export type StackAction = 'start' | 'stop' | 'restart' | 'update';
 
 /**
  * A refused or failed request. `code` is the API's stable error code (or

@@ -49,16 +49,16 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
       {!broken && canOperate && (
         <fieldset class="stack-actions">
           <legend class="sr-only">{t('apps.actions_label', { name })}</legend>
-          {ACTIONS.map((action) => (
+          {(stack.update === 'update' ? [...ACTIONS, 'update' as const] : ACTIONS).map((action) => (
             <button
               key={action}
               type="button"
               class="btn btn-small"
-              aria-label={t(`apps.${action}_label`, { name })}
+              aria-label={t(action === 'update' ? 'apps.update_now_label' : `apps.${action}_label`, { name })}
               aria-disabled={busy}
               onClick={() => !busy && onAction(name, action)}
             >
-              {t(`apps.${action}`)}
+              {t(action === 'update' ? 'apps.update_now' : `apps.${action}`)}
             </button>
           ))}
         </fieldset>
