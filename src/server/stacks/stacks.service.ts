@@ -143,7 +143,7 @@ export function createStacksService(d: StacksDeps) {
       const file = composePath(dir);
       if (file) {
         ctx.log('stopping and removing containers');
-        await d.compose.down({ name, dir, file }, { onOutput: (t) => ctx.log(t)});
+        await d.compose.down({ name, dir, file }, { onOutput: (t) => ctx.log(t), volumes: opts.removeData });
       }
       ctx.progress(0.6);
       rmSync(dir, { recursive: true, force: true });
