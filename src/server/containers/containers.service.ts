@@ -6,7 +6,7 @@ import { type Role, roleAllows } from '../../shared/roles.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
-import { groupByStack, stackNames } from '../stacks/listing.ts';
+import { groupByStack, sharedListing, stackNames } from '../stacks/listing.ts';
 import { META_FILE, readMeta } from '../stacks/stack-files.ts';
 import { checkName } from '../stacks/stacks.service.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
@@ -48,6 +48,7 @@ const engineSince = (since: Date | undefined) => (since ? { since: Math.floor(si
 
 /** Every container on the host, managed or not: list, inspect, operate, delete, logs. */
 export function createContainersService(d: ContainersDeps) {
+  const listAll = sharedListing(d.engine, { composeOnly: false });
   const present = (c: ContainerSummary, stack: string | undefined): ContainerEntryT => ({
     id: c.id,
     name: c.name,
@@ -67,7 +68,7 @@ export function createContainersService(d: ContainersDeps) {
   /** One engine listing of all containers; the managed flag from their compose labels. */
   async function list(actor: Actor): Promise<ContainerEntryT[]> {
     need(actor, 'viewer', 'the container list');
-    const all = await d.engine.listContainers();
+    const all = await listAll();
     const stacks = stackOfEach(all, d.libraryDir);
     return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -9,10 +9,10 @@ import { composePath, isDirectory, META_FILE, readComposeSummary, readMeta } fro
 type Status = StackT['status'];
 
 /** Concurrent callers share one engine listing instead of each asking the engine. */
-export function sharedListing(engine: Engine): () => Promise<ContainerSummary[]> {
+export function sharedListing(engine: Engine, opts: { composeOnly: boolean } = { composeOnly: true }): () => Promise<ContainerSummary[]> {
   let inflight: Promise<ContainerSummary[]> | null = null;
   return () => {
-    inflight ??= engine.listContainers({ composeOnly: true }).finally(() => {
+    inflight ??= engine.listContainers(opts).finally(() => {
       inflight = null;
     });
     return inflight;
