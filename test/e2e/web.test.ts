@@ -111,6 +111,8 @@ describe('web interface', () => {
     await visible(demo.getByText(/^(Stopped|Unknown)$/));
     await hasAttr(demo.getByRole('link', { name: `Open ${DEMO} in a new tab` }), 'href', /:8088\/$/);
     await visible(demo.getByRole('button', { name: `Start ${DEMO}`, exact: true }));
+    // Its source repo is not (or no longer) in the catalogue: the list says so.
+    await visible(demo.getByText('Template repo removed'));
     await visible(broken.getByText('This folder has no compose file.'));
     await hasCount(broken.getByRole('button'), 0);
     await visible(broken.locator('.dot-missing_compose'));

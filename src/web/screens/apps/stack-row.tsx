@@ -77,6 +77,12 @@ function StackMeta({ stack }: { stack: StackT }) {
     <p class="stack-meta">
       {parts.join(' · ')}
       {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
+      {stack.repo_status?.outdated && (
+        <span class="badge badge-outdated" title={t('apps.repo_outdated_hint')}>
+          {t('apps.repo_outdated')}
+        </span>
+      )}
+      {stack.source && stack.repo_status === null && <span class="badge badge-outdated">{t('apps.repo_missing')}</span>}
     </p>
   );
 }
