@@ -191,6 +191,10 @@ describe('install from the store', () => {
     const row = page.locator('.stack').filter({ has: page.getByRole('heading', { name: STACK, exact: true }) });
     await hasText(row.locator('.stack-status'), /Running/i, 30_000);
     await shoot(page, 'install-apps');
+    // The app's own log, read through the API; the hello app's web server writes nothing.
+    await row.getByRole('button', { name: `Logs of ${STACK}` }).click();
+    await hasText(row.getByRole('log', { name: `Log of ${STACK}` }), 'The log is empty.');
+    await shoot(page, 'install-apps-logs');
   });
 
   test('the server refuses a taken name, and the form says so on the first step', async () => {

@@ -1,6 +1,8 @@
+import { useState } from 'preact/hooks';
 import type { StackT } from '../../../shared/api.ts';
 import type { StackAction } from '../../api.ts';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
+import { LogsPanel } from '../../components/logs-panel.tsx';
 import { isMessageKey, t } from '../../i18n.ts';
 import { isBusy, type TrackedJob } from './use-stack-jobs.ts';
 
@@ -19,6 +21,7 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
   const broken = status === 'missing_compose';
   const busy = isBusy(tracked);
   const headingId = `stack-${name}`;
+  const [logs, setLogs] = useState(false);
   return (
     <li class="stack" aria-labelledby={headingId} data-status={status}>
       <div class="stack-main">
@@ -64,6 +67,14 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
         </fieldset>
       )}
       {stack.warning && <p class="stack-warning">{warningText(stack.warning)}</p>}
+      {!broken && (
+        <div class="stack-logs">
+          <button type="button" class="btn btn-small btn-quiet" aria-expanded={logs} aria-label={t('apps.logs_label', { name })} onClick={() => setLogs(!logs)}>
+            {logs ? t('apps.logs_hide') : t('apps.logs')}
+          </button>
+          {logs && <LogsPanel base={`/api/stacks/${encodeURIComponent(name)}`} name={name} />}
+        </div>
+      )}
       <JobLine name={name} tracked={tracked} onDismiss={onDismiss} />
     </li>
   );

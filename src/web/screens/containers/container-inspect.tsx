@@ -65,7 +65,7 @@ export function ContainerInspect({ id }: { id: string }) {
       </dl>
       <details class="ctr-raw">
         <summary>{t('containers.raw')}</summary>
-        <pre>{JSON.stringify(info, null, 2)}</pre>
+        <pre class="logs-text">{JSON.stringify(info, null, 2)}</pre>
       </details>
     </div>
   );

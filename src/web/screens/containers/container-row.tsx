@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { LogsPanel } from '../../components/logs-panel.tsx';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { ContainerInspect } from './container-inspect.tsx';
-import { ContainerLogs } from './container-logs.tsx';
 import { type ContainerAction, type ContainerEntryT, containerAction, deleteContainer } from './containers-api.ts';
 
 type Panel = 'none' | 'inspect' | 'logs' | 'delete';
@@ -168,7 +168,7 @@ export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
           </div>
         )}
         {panel === 'inspect' && <ContainerInspect id={c.id} />}
-        {panel === 'logs' && <ContainerLogs id={c.id} name={c.name} />}
+        {panel === 'logs' && <LogsPanel base={`/api/containers/${encodeURIComponent(c.id)}`} name={c.name} />}
       </div>
     </li>
   );

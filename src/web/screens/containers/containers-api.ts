@@ -1,5 +1,5 @@
 import type { ContainerEntryT } from '../../../shared/api.ts';
-import { request, requestText } from '../../api.ts';
+import { request } from '../../api.ts';
 
 export type { ContainerEntryT };
 export type ContainerAction = 'start' | 'stop' | 'restart';
@@ -10,6 +10,4 @@ export const listContainers = (): Promise<ContainerEntryT[]> => request<Containe
 export const inspectContainer = (id: string): Promise<Record<string, unknown>> => request<Record<string, unknown>>('GET', base(id));
 export const containerAction = (id: string, action: ContainerAction): Promise<void> => request<undefined>('POST', `${base(id)}/${action}`);
 export const deleteContainer = (id: string): Promise<void> => request<undefined>('DELETE', base(id));
-export const containerLogs = (id: string, tail: number): Promise<string> => requestText(`${base(id)}/logs?tail=${tail}`);
 /** The followed log as server-sent events (`line`, then `end`); the session cookie goes along. */
-export const followContainerLogs = (id: string): EventSource => new EventSource(`${base(id)}/logs?follow=1&tail=0`);

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorMessage } from '../../components/error-message.tsx';
-import { t } from '../../i18n.ts';
-import { containerLogs, followContainerLogs } from './containers-api.ts';
+import { t } from '../i18n.ts';
+import { ErrorMessage } from './error-message.tsx';
+import './logs-panel.css';
+import { requestText } from '../api.ts';
 
 const TAIL = 200;
 /** Lines kept on screen while following; older ones scroll away. */
@@ -9,8 +10,11 @@ const KEEP = 2000;
 
 const toLines = (text: string) => (text === '' ? [] : text.replace(/\n$/, '').split('\n'));
 
-/** The last lines of a container's log, and new ones as they come while "follow" is on. */
-export function ContainerLogs({ id, name }: { id: string; name: string }) {
+/**
+ * The last lines of a log, and new ones as they come while "follow" is on. `base` is the API path
+ * whose `/logs` answers: a container (`/api/containers/<id>`) or an app (`/api/stacks/<name>`).
+ */
+export function LogsPanel({ base, name }: { base: string; name: string }) {
   const [lines, setLines] = useState<string[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [follow, setFollow] = useState(false);
@@ -19,26 +23,26 @@ export function ContainerLogs({ id, name }: { id: string; name: string }) {
 
   useEffect(() => {
     let alive = true;
-    containerLogs(id, TAIL).then(
+    requestText(`${base}/logs?tail=${TAIL}`).then(
       (text) => alive && setLines(toLines(text)),
       (e: unknown) => alive && setError(e),
     );
     return () => {
       alive = false;
     };
-  }, [id]);
+  }, [base]);
 
   useEffect(() => {
     if (!follow) return;
     setEnded(false);
-    const source = followContainerLogs(id);
+    const source = new EventSource(`${base}/logs?follow=1&tail=0`);
     source.addEventListener('line', (e) => setLines((old) => [...(old ?? []), (e as MessageEvent<string>).data].slice(-KEEP)));
     source.addEventListener('end', () => {
       setEnded(true);
       source.close();
     });
     return () => source.close();
-  }, [id, follow]);
+  }, [base, follow]);
 
   // Keep the newest line in view, like a terminal.
   useEffect(() => {
@@ -48,9 +52,9 @@ export function ContainerLogs({ id, name }: { id: string; name: string }) {
 
   return (
     <div class="ctr-panel">
-      <div class="ctr-logs-head">
+      <div class="logs-head">
         <p class="small muted">{t('containers.logs_tail', { tail: TAIL })}</p>
-        <label class="ctr-follow">
+        <label class="logs-follow">
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} />
           {t('containers.follow')}
         </label>
@@ -63,7 +67,7 @@ export function ContainerLogs({ id, name }: { id: string; name: string }) {
       )}
       {lines !== null && (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: the log scrolls, so keyboard users must be able to focus it.
-        <pre class="ctr-log" ref={box} role="log" tabIndex={0} aria-label={t('containers.logs_region', { name })}>
+        <pre class="logs-text" ref={box} role="log" tabIndex={0} aria-label={t('containers.logs_region', { name })}>
           {lines.length > 0 ? lines.join('\n') : t('containers.logs_empty')}
         </pre>
       )}
