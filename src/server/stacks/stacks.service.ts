@@ -12,7 +12,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
 import { groupByStack, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
-import { composePath } from './stack-files.ts';
+import { composePath, META_FILE, readMeta } from './stack-files.ts';
 import { waitUntilUp } from './wait.ts';
 
 export interface StacksDeps {
@@ -157,7 +157,19 @@ export function createStacksService(d: StacksDeps) {
     });
   }
 
-  return { list, get, install, operate, remove, project };
+  /** Installed app names per source template (`repo/app`), from the stack files alone: no engine call. */
+  function installedBySource(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const name of stackNames(d.libraryDir)) {
+      const source = readMeta(join(dirOf(name), META_FILE))?.source;
+      if (!source) continue;
+      const key = `${source.repo}/${source.app}`;
+      out.set(key, [...(out.get(key) ?? []), name]);
+    }
+    return out;
+  }
+
+  return { list, get, install, operate, remove, project, installedBySource };
 }
 
 export type StacksService = ReturnType<typeof createStacksService>;

@@ -103,8 +103,8 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
     return c.body(null, 204);
   });
   app.openapi(syncRepo, (c) => c.json({ job: s.catalogue.sync(actorOf(c), c.req.valid('param').id) }, 202));
-  app.openapi(storeApps, async (c) => {
-    const stacks = await s.stacks.list('');
+  app.openapi(storeApps, (c) => {
+    const installed = s.stacks.installedBySource();
     return c.json(
       s.catalogue.apps().map((a) => ({
         repo: a.repo,
@@ -116,7 +116,7 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
         icon: a.template.icon ?? null,
         tags: a.template.tags,
         categories: categoriesOf(a.template.metadata.categories, a.template.tags, englishText(a.template.description)),
-        installed: stacks.filter((st) => st.source?.repo === a.repo && st.source.app === a.app).map((st) => st.name),
+        installed: installed.get(`${a.repo}/${a.app}`) ?? [],
       })),
       200,
     );
