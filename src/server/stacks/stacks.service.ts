@@ -46,13 +46,10 @@ export function createStacksService(d: StacksDeps) {
   const dirOf = (name: string) => join(d.libraryDir, name);
   const update = d.updateState ?? (() => 'unknown' as const);
 
-  const repoStatus = (repo: string) => {
-    try {
-      const r = d.catalogue.get(repo);
-      return { commit: r.status.commit, outdated: r.outdated };
-    } catch {
-      return null;
-    }
+  /** The cache status of every repo, read once per answer; a removed repo has none. */
+  const repoStatuses = () => {
+    const byId = new Map(d.catalogue.list().map((r) => [r.id, { commit: r.status.commit, outdated: r.outdated }]));
+    return (repo: string) => byId.get(repo) ?? null;
   };
 
   function project(name: string): ComposeProject {
@@ -67,6 +64,7 @@ export function createStacksService(d: StacksDeps) {
   async function list(host: string): Promise<StackT[]> {
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
     const groups = containers ? groupByStack(containers, d.libraryDir) : null;
+    const repoStatus = repoStatuses();
     return stackNames(d.libraryDir).map((n) => {
       const { containers: _c, ...s } = presentStack(d.libraryDir, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
       return s;
@@ -77,7 +75,8 @@ export function createStacksService(d: StacksDeps) {
     checkName(name);
     if (!existsSync(dirOf(name))) throw notFound('app', name);
     const containers = await listingOrNull(listing, () => undefined);
-    return presentStack(d.libraryDir, name, containers ? (groupByStack(containers, d.libraryDir).get(name) ?? []) : null, { host, repoStatus, update });
+    const opts = { host, repoStatus: repoStatuses(), update };
+    return presentStack(d.libraryDir, name, containers ? (groupByStack(containers, d.libraryDir).get(name) ?? []) : null, opts);
   }
 
   function install(actor: Actor, req: { repo: string; app: string; name: string; values: Record<string, FieldValue> }): JobT {
