@@ -1,6 +1,6 @@
 import type { AuditAnswerT, AuditQueryT } from '../../shared/audit.ts';
 import { AUDIT_FACETS, type AuditPeriod } from '../../shared/audit-values.ts';
-import { AppError } from '../core/errors.ts';
+import { requireRole } from '../core/authorize.ts';
 import type { Actor } from '../core/events.ts';
 import type { AuditFilter, AuditRepo } from './audit.repo.ts';
 
@@ -33,7 +33,7 @@ export function createAuditService(deps: { repo: AuditRepo; clock: () => Date })
   const { repo, clock } = deps;
   return {
     list(actor: Actor, q: AuditQueryT): AuditAnswerT {
-      if (actor.role !== 'admin') throw new AppError('forbidden', 'the audit log needs the role admin', { params: { role: 'admin' } });
+      requireRole(actor, 'admin', 'the audit log');
       const text = q.q?.trim();
       const filter: AuditFilter = { source: q.source, action: q.action, status: q.status, user: q.user, text: text || undefined, ...periodBounds(q, clock()) };
       const page = repo.search(filter, { limit: q.limit, offset: q.offset });

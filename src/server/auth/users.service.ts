@@ -1,5 +1,6 @@
 import { USER_NAME_PATTERN } from '../../shared/names.ts';
-import { type Role, roleAllows } from '../../shared/roles.ts';
+import type { Role } from '../../shared/roles.ts';
+import { requireRole } from '../core/authorize.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { tooManyAttempts, validateNewPassword } from './auth.service.ts';
@@ -23,10 +24,6 @@ export interface UserChangeInput {
 
 const view = (u: UserRecord): UserView => ({ name: u.name, role: u.role, created_at: u.createdAt, last_login_at: u.lastLoginAt });
 
-function requireAdmin(actor: Actor): void {
-  if (!roleAllows(actor.role, 'admin')) throw new AppError('forbidden', 'managing accounts needs the role admin', { params: { role: 'admin' } });
-}
-
 function checkName(name: string): void {
   if (!USER_NAME_PATTERN.test(name)) throw new AppError('invalid_name', `'${name}' is not a valid user name`, { params: { name }, fields: ['name'] });
 }
@@ -48,12 +45,12 @@ export function createUsersService(deps: { users: UsersRepo; sessions: SessionsR
 
   return {
     list(actor: Actor): UserView[] {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'managing accounts');
       return users.list().map(view);
     },
 
     async create(actor: Actor, input: { name: string; password: string; role: Role }): Promise<UserView> {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'managing accounts');
       checkName(input.name);
       validateNewPassword(input.password);
       const hash = await hashPassword(input.password);
@@ -70,7 +67,7 @@ export function createUsersService(deps: { users: UsersRepo; sessions: SessionsR
      * session of the account, except `currentSession` when admins reset their own.
      */
     async update(actor: Actor, name: string, change: UserChangeInput, currentSession: string | null = null): Promise<UserView> {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'managing accounts');
       if (change.password !== undefined) validateNewPassword(change.password);
       const hash = change.password === undefined ? undefined : await hashPassword(change.password);
       const result = users.update(name, { role: change.role, hash });
@@ -89,7 +86,7 @@ export function createUsersService(deps: { users: UsersRepo; sessions: SessionsR
 
     /** Deletes an account; its sessions end with it (the database cascades). */
     remove(actor: Actor, name: string): void {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'managing accounts');
       const result = users.remove(name);
       if (!result.ok) throw refused(result, name);
       emit('user.deleted', actor, name, { role: result.before.role });

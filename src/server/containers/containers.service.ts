@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { CONTAINER_ID_PATTERN, type ConnectableAppT, type ContainerEntryT } from '../../shared/api.ts';
-import { type Role, roleAllows } from '../../shared/roles.ts';
+import { roleAllows } from '../../shared/roles.ts';
+import { requireRole } from '../core/authorize.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
@@ -24,10 +25,6 @@ export type ContainerOp = 'start' | 'stop' | 'restart';
 export interface LogQuery {
   tail: number;
   since?: Date;
-}
-
-function need(actor: Actor, role: Role, what: string): void {
-  if (!roleAllows(actor.role, role)) throw new AppError('forbidden', `${what} needs the role ${role}`, { params: { role } });
 }
 
 function checkId(id: string): void {
@@ -67,7 +64,7 @@ export function createContainersService(d: ContainersDeps) {
 
   /** One engine listing of all containers; the managed flag from their compose labels. */
   async function list(actor: Actor): Promise<ContainerEntryT[]> {
-    need(actor, 'viewer', 'the container list');
+    requireRole(actor, 'viewer', 'the container list');
     const all = await listAll();
     const stacks = stackOfEach(all, d.libraryDir);
     return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
@@ -75,7 +72,7 @@ export function createContainersService(d: ContainersDeps) {
 
   /** The engine's inspect; environment values are shown to admins only, as they may hold secrets. */
   async function inspect(actor: Actor, id: string): Promise<Record<string, unknown>> {
-    need(actor, 'viewer', 'inspecting a container');
+    requireRole(actor, 'viewer', 'inspecting a container');
     checkId(id);
     const info = await d.engine.inspectContainer(id);
     if (roleAllows(actor.role, 'admin')) return info;
@@ -87,7 +84,7 @@ export function createContainersService(d: ContainersDeps) {
 
   /** Resolves a name or id to the container, refusing Kade's own one for anything but start. */
   async function target(actor: Actor, id: string, op: ContainerOp | 'delete'): Promise<{ id: string; name: string }> {
-    need(actor, 'operator', `${op} of a container`);
+    requireRole(actor, 'operator', `${op} of a container`);
     checkId(id);
     const info = await d.engine.inspectContainer(id);
     const fullId = String(info.Id ?? id);
@@ -126,13 +123,13 @@ export function createContainersService(d: ContainersDeps) {
   }
 
   async function logText(actor: Actor, id: string, q: LogQuery): Promise<string> {
-    need(actor, 'viewer', 'container logs');
+    requireRole(actor, 'viewer', 'container logs');
     checkId(id);
     return readAll(await d.engine.containerLogs(id, { tail: q.tail, ...engineSince(q.since) }));
   }
 
   async function followLogs(actor: Actor, id: string, q: LogQuery): Promise<Readable> {
-    need(actor, 'viewer', 'container logs');
+    requireRole(actor, 'viewer', 'container logs');
     checkId(id);
     return mergeFollowed([{ prefix: '', stream: await d.engine.containerLogs(id, { tail: q.tail, follow: true, ...engineSince(q.since) }) }]);
   }
@@ -147,7 +144,7 @@ export function createContainersService(d: ContainersDeps) {
 
   /** The logs of an app's containers in time order, each line prefixed with its service. */
   async function stackLogText(actor: Actor, name: string, q: LogQuery): Promise<string> {
-    need(actor, 'viewer', 'app logs');
+    requireRole(actor, 'viewer', 'app logs');
     const members = await stackContainers(name);
     const parts = await Promise.all(
       members.map(async (c) => ({
@@ -159,7 +156,7 @@ export function createContainersService(d: ContainersDeps) {
   }
 
   async function followStackLogs(actor: Actor, name: string, q: LogQuery): Promise<Readable> {
-    need(actor, 'viewer', 'app logs');
+    requireRole(actor, 'viewer', 'app logs');
     const members = await stackContainers(name);
     const parts = await Promise.all(
       members.map(async (c) => ({ prefix: prefixOf(c), stream: await d.engine.containerLogs(c.id, { tail: q.tail, follow: true, ...engineSince(q.since) }) })),
@@ -169,7 +166,7 @@ export function createContainersService(d: ContainersDeps) {
 
   /** Installed apps with the names of their containers, from one listing: what another app can reach. */
   async function connectable(actor: Actor): Promise<ConnectableAppT[]> {
-    need(actor, 'viewer', 'the connectable apps');
+    requireRole(actor, 'viewer', 'the connectable apps');
     const groups = groupByStack(await d.engine.listContainers({ composeOnly: true }), d.libraryDir);
     return stackNames(d.libraryDir).map((stack) => {
       const source = readMeta(join(d.libraryDir, stack, META_FILE))?.source;

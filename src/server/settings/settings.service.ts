@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { roleAllows } from '../../shared/roles.ts';
 import type { AuthSettingsT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
 import type { PathKey, SecretKey } from '../../shared/settings-keys.ts';
-import { AppError, errorMessage } from '../core/errors.ts';
+import { requireRole } from '../core/authorize.ts';
+import { errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
 import { checkPath, type PathRules, pathRefusal } from './path-check.ts';
@@ -18,10 +18,6 @@ export interface SettingsDeps {
   rules: PathRules;
   /** The folders of the boot configuration; used where a stored folder cannot be used at start. */
   bootPaths: Record<PathKey, string>;
-}
-
-function requireAdmin(actor: Actor): void {
-  if (!roleAllows(actor.role, 'admin')) throw new AppError('forbidden', 'settings need the role admin', { params: { role: 'admin' } });
 }
 
 /**
@@ -82,19 +78,19 @@ export function createSettingsService(d: SettingsDeps) {
 
   return {
     read(actor: Actor): SettingsT {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'changing settings');
       return presentState(state(), pathsInUse);
     },
 
     /** Saves any subset; refuses a changed folder Kade cannot reach, never an unchanged one. */
     update(actor: Actor, input: SettingsUpdateT): SettingsT {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'changing settings');
       return apply(actor, input);
     },
 
     /** The wizard's folders: BASE_DIR, and derived folders that follow it unless given. */
     setPaths(actor: Actor, input: { BASE_DIR: string; LIBRARY_DIR?: string | undefined; DATA_DIR?: string | undefined; BACKUP_DIR?: string | undefined }) {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'changing settings');
       return apply(actor, {
         BASE_DIR: input.BASE_DIR,
         LIBRARY_DIR: input.LIBRARY_DIR ?? '',

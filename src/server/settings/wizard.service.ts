@@ -1,8 +1,7 @@
 import type { JobT, RepoT } from '../../shared/api.ts';
-import { roleAllows } from '../../shared/roles.ts';
 import type { SettingsT, WizardStateT } from '../../shared/settings.ts';
 import type { CatalogueService, RepoInputT } from '../catalogue/catalogue.service.ts';
-import { AppError } from '../core/errors.ts';
+import { requireRole } from '../core/authorize.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { SettingsService } from './settings.service.ts';
 
@@ -12,10 +11,6 @@ export interface WizardGitInput {
   branch?: string | undefined;
   subdirectory?: string | undefined;
   token?: string | undefined;
-}
-
-function requireAdmin(actor: Actor): void {
-  if (!roleAllows(actor.role, 'admin')) throw new AppError('forbidden', 'the setup wizard needs the role admin', { params: { role: 'admin' } });
 }
 
 /** A repo name from its address when none is given: the last path part without `.git`. */
@@ -43,29 +38,29 @@ export function createWizardService(deps: { settings: SettingsService; catalogue
     state: (): WizardStateT => ({ done: settings.wizardDone(), repos: catalogue.list().length }),
 
     reset(actor: Actor): WizardStateT {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'the setup wizard');
       return mark(actor, false, 'wizard.reset');
     },
 
     paths(actor: Actor, input: Parameters<SettingsService['setPaths']>[1]): SettingsT {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'the setup wizard');
       return settings.setPaths(actor, input);
     },
 
     /** Adds the template repo; its first sync starts at once (the job is answered). */
     git(actor: Actor, input: WizardGitInput): { repo: RepoT; job: JobT } {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'the setup wizard');
       const repo: RepoInputT = { ...input, name: input.name?.trim() || repoNameFromUrl(input.url) };
       return catalogue.add(actor, repo);
     },
 
     sync(actor: Actor): JobT[] {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'the setup wizard');
       return catalogue.syncAll(actor);
     },
 
     complete(actor: Actor): WizardStateT {
-      requireAdmin(actor);
+      requireRole(actor, 'admin', 'the setup wizard');
       return mark(actor, true, 'wizard.completed');
     },
   };

@@ -1,6 +1,5 @@
 import type { JobT } from '../../shared/api.ts';
-import { roleAllows } from '../../shared/roles.ts';
-import { AppError } from '../core/errors.ts';
+import { requireRole } from '../core/authorize.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -32,10 +31,6 @@ export interface UpdatesDeps {
   beforeUpdate?: BeforeUpdate;
 }
 
-function requireOperator(actor: Actor): void {
-  if (!roleAllows(actor.role, 'operator')) throw new AppError('forbidden', 'updating apps needs the role operator', { params: { role: 'operator' } });
-}
-
 /** Update checks of installed apps and the update itself: backup hook, pull, recreate. */
 export function createUpdatesService(d: UpdatesDeps) {
   const beforeUpdate = d.beforeUpdate ?? noBackupYet;
@@ -57,14 +52,14 @@ export function createUpdatesService(d: UpdatesDeps) {
   return {
     /** Asks the registries now (skipping the week cache) and stores the stack's result for the list. */
     async check(actor: Actor, name: string): Promise<StackCheck> {
-      requireOperator(actor);
+      requireRole(actor, 'operator', 'updating apps');
       d.project(name);
       return d.stackUpdates.check(name, { force: true });
     },
 
     /** `POST /api/stacks/{name}/update`: a job that backs up, pulls and recreates, then forgets the old result. */
     update(actor: Actor, name: string): JobT {
-      requireOperator(actor);
+      requireRole(actor, 'operator', 'updating apps');
       const p = d.project(name);
       return d.jobs.start({ kind: 'stack.update', stack: name, actor }, async (ctx) => {
         try {
