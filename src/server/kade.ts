@@ -26,6 +26,7 @@ import { createJobsService } from './jobs/jobs.service.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { createStacksService } from './stacks/stacks.service.ts';
+import { createImageTags } from './updates/image-tags.ts';
 import { createUpdatesService } from './updates/updates.service.ts';
 import { createUpdateChecks, registryCredentials } from './updates/updates-module.ts';
 
@@ -79,6 +80,10 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
   const stacks = createStacksService({
+    // The mounted BASE_DIR of the boot config: an adopted folder must be visible to Kade.
+    baseDir: config.baseDir,
+    stateDir: config.stateDir,
+    engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
     libraryDir: paths.LIBRARY_DIR,
     dataDir: paths.DATA_DIR,
     uid: config.uid,
@@ -107,7 +112,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
-  const containers = createContainersService({ libraryDir: paths.LIBRARY_DIR, engine, events, ownContainerId });
+  const containers = createContainersService({ libraryDir: paths.LIBRARY_DIR, dirs: stacks.dirs, engine, events, ownContainerId });
   const host = createHostService({
     engine,
     probe: cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
@@ -115,8 +120,9 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     }),
   });
 
+  const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, updates },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, updates, imageTags },
     {
       logger,
       version: config.version,

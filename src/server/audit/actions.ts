@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'stack.env_edited': 'env_edit',
   'stack.compose_edited': 'compose_edit',
   'stack.credentials_viewed': 'credentials_view',
+  'stack.snapshot_restored': 'restore',
   // Containers outside apps
   'container.start': 'start',
   'container.stop': 'stop',

@@ -7,14 +7,16 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
-import { groupByStack, sharedListing, stackNames } from '../stacks/listing.ts';
-import { META_FILE, readMeta } from '../stacks/stack-files.ts';
+import { adoptedProjects, groupByStack, sharedListing, stackNames } from '../stacks/listing.ts';
+import type { StackDirs } from '../stacks/stack-dir.ts';
 import { checkName } from '../stacks/stacks.service.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
 import { isOwnId } from './own-container.ts';
 
 export interface ContainersDeps {
   libraryDir: string;
+  /** Where apps' files are; adopted apps' containers carry their own project name. */
+  dirs: StackDirs;
   engine: Engine;
   events: EventBus;
   /** Kade's own container id or id prefix, detected once at start; null outside a container. */
@@ -32,10 +34,10 @@ function checkId(id: string): void {
 }
 
 /** Which managed stack each container belongs to, by the rule of the stacks listing. */
-function stackOfEach(list: ContainerSummary[], libraryDir: string): Map<string, string> {
-  const names = new Set(stackNames(libraryDir));
+function stackOfEach(list: ContainerSummary[], dirs: StackDirs): Map<string, string> {
+  const names = new Set(stackNames(dirs.libraryDir));
   const byId = new Map<string, string>();
-  for (const [stack, members] of groupByStack(list, libraryDir)) {
+  for (const [stack, members] of groupByStack(list, dirs.libraryDir, adoptedProjects(dirs))) {
     if (names.has(stack)) for (const c of members) byId.set(c.id, stack);
   }
   return byId;
@@ -66,7 +68,7 @@ export function createContainersService(d: ContainersDeps) {
   async function list(actor: Actor): Promise<ContainerEntryT[]> {
     requireRole(actor, 'viewer', 'the container list');
     const all = await listAll();
-    const stacks = stackOfEach(all, d.libraryDir);
+    const stacks = stackOfEach(all, d.dirs);
     return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -138,7 +140,7 @@ export function createContainersService(d: ContainersDeps) {
     checkName(name);
     if (!existsSync(join(d.libraryDir, name))) throw notFound('app', name);
     const all = await d.engine.listContainers({ composeOnly: true });
-    return (groupByStack(all, d.libraryDir).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
+    return (groupByStack(all, d.libraryDir, adoptedProjects(d.dirs)).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
   }
   const prefixOf = (c: ContainerSummary) => c.service ?? c.name;
 
@@ -167,9 +169,10 @@ export function createContainersService(d: ContainersDeps) {
   /** Installed apps with the names of their containers, from one listing: what another app can reach. */
   async function connectable(actor: Actor): Promise<ConnectableAppT[]> {
     requireRole(actor, 'viewer', 'the connectable apps');
-    const groups = groupByStack(await d.engine.listContainers({ composeOnly: true }), d.libraryDir);
+    const groups = groupByStack(await d.engine.listContainers({ composeOnly: true }), d.libraryDir, adoptedProjects(d.dirs));
     return stackNames(d.libraryDir).map((stack) => {
-      const source = readMeta(join(d.libraryDir, stack, META_FILE))?.source;
+      const loc = d.dirs.find(stack);
+      const source = loc ? d.dirs.meta(loc)?.source : null;
       return {
         stack,
         source: source ? { repo: source.repo, app: source.app } : null,

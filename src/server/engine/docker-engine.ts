@@ -1,8 +1,18 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import Docker from 'dockerode';
 import type { EngineEndpoint } from '../config/config.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
-import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKDIR_LABEL, type ContainerSummary, type Engine, type LogOptions } from './engine.ts';
+import {
+  COMPOSE_PROJECT_LABEL,
+  COMPOSE_SERVICE_LABEL,
+  COMPOSE_WORKDIR_LABEL,
+  type ContainerSummary,
+  type Engine,
+  EXEC_OUTPUT_LIMIT,
+  type ExecOptions,
+  type ExecResult,
+  type LogOptions,
+} from './engine.ts';
 
 interface DockerErr {
   statusCode?: number;
@@ -90,6 +100,16 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
         throw translate(err, ref);
       }
     },
+    async listImageTags(repository) {
+      // The engine matches the name (any tag) but returns whole images, whose RepoTags may name other repositories.
+      const images = await call(() => docker.listImages({ filters: { reference: [repository] } }));
+      const tags = new Set<string>();
+      for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
+        const colon = tag.lastIndexOf(':');
+        if (colon > tag.lastIndexOf('/') && tag.slice(0, colon) === repository) tags.add(tag.slice(colon + 1));
+      }
+      return [...tags];
+    },
     startContainer: (id) => change(() => docker.getContainer(id).start(), id),
     stopContainer: (id) => change(() => docker.getContainer(id).stop({ t: 10 }), id),
     restartContainer: (id) => change(() => docker.getContainer(id).restart({ t: 10 }), id),
@@ -111,7 +131,82 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       out.end(info.Config.Tty ? buf : demuxBuffer(buf));
       return out;
     },
+    exec: (id, opts) => execIn(docker, id, opts),
   };
+}
+
+/** Collects what a stream writes, keeping at most EXEC_OUTPUT_LIMIT bytes. */
+function collector(): { sink: Writable; text: () => string } {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (size < EXEC_OUTPUT_LIMIT) {
+        const part = chunk.subarray(0, EXEC_OUTPUT_LIMIT - size);
+        parts.push(part);
+        size += part.length;
+      }
+      done();
+    },
+  });
+  return { sink, text: () => Buffer.concat(parts).toString('utf8') };
+}
+
+function notRunning(name: string, state: string): AppError {
+  return new AppError('conflict', `container '${name}' is ${state}, so nothing can run inside it`, { params: { name, state } });
+}
+
+async function execIn(docker: Docker, id: string, opts: ExecOptions): Promise<ExecResult> {
+  const container = docker.getContainer(id);
+  const info = await call(() => container.inspect(), id);
+  const name = info.Name.replace(/^\//, '') || id;
+  if (info.State.Paused) throw notRunning(name, 'paused');
+  if (!info.State.Running) throw notRunning(name, 'not running');
+  const withStdin = opts.stdin !== undefined;
+  let exec: Docker.Exec;
+  try {
+    exec = await container.exec({
+      Cmd: opts.cmd,
+      Env: opts.env ?? [],
+      ...(opts.user ? { User: opts.user } : {}),
+      AttachStdin: withStdin,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+    });
+  } catch (err) {
+    // Stopped or paused between the inspect and the exec.
+    if ((err as DockerErr).statusCode === 409) throw notRunning(name, 'not running');
+    throw translate(err, id);
+  }
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const out = collector();
+  const err = collector();
+  const stream = await call(() => exec.start({ hijack: withStdin, stdin: withStdin }), id);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // The API cannot kill an exec; dropping the connection at least closes its stdin and output.
+      stream.destroy();
+      reject(new AppError('engine_unreachable', `command in container '${name}' did not finish within ${timeoutMs} ms`, { params: { name } }));
+    }, timeoutMs);
+    const finish = (e?: unknown) => {
+      clearTimeout(timer);
+      if (e) reject(translate(e, id));
+      else resolve();
+    };
+    stream.once('end', () => finish());
+    stream.once('close', () => finish());
+    stream.once('error', finish);
+    docker.modem.demuxStream(stream, out.sink, err.sink);
+    if (withStdin) stream.end(opts.stdin);
+  });
+  // The output ends as the process exits; the engine may record the exit code a moment later.
+  for (let i = 0; ; i++) {
+    const state = await call(() => exec.inspect(), id);
+    if (!state.Running && state.ExitCode !== null) return { exitCode: state.ExitCode, stdout: out.text(), stderr: err.text() };
+    if (i >= 50) throw new AppError('engine_unreachable', `the engine reports no exit code for a command in container '${name}'`, { params: { name } });
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Strips the 8-byte stream headers the engine puts before each chunk of a non-tty log. */

@@ -51,13 +51,41 @@ export interface Engine {
   inspectContainer(id: string): Promise<Record<string, unknown>>;
   /** An image by id or reference; null when the engine does not have it. */
   inspectImage(ref: string): Promise<ImageSummary | null>;
+  /** The tags the engine has of one repository, named as in an image reference without tag (`nginx`, `ghcr.io/o/app`). */
+  listImageTags(repository: string): Promise<string[]>;
   startContainer(id: string): Promise<void>;
   stopContainer(id: string): Promise<void>;
   restartContainer(id: string): Promise<void>;
   removeContainer(id: string): Promise<void>;
   /** Demultiplexed log text; with follow, a stream of text chunks. */
   containerLogs(id: string, opts: LogOptions): Promise<NodeJS.ReadableStream>;
+  /**
+   * Runs a command inside a running container and waits for it. Secrets belong in `env` or
+   * `stdin`, never in `cmd`: the argument list is visible to every process in the container.
+   */
+  exec(containerId: string, opts: ExecOptions): Promise<ExecResult>;
 }
+
+export interface ExecOptions {
+  cmd: string[];
+  /** `NAME=value` entries added to the container's environment. */
+  env?: string[];
+  /** User (name or uid[:gid]) inside the container; the container's own user when absent. */
+  user?: string;
+  /** Written to the command's standard input, which is then closed. */
+  stdin?: string;
+  /** Default 60 s. */
+  timeoutMs?: number;
+}
+
+/** Output of an exec; each stream is cut off after EXEC_OUTPUT_LIMIT bytes. */
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const EXEC_OUTPUT_LIMIT = 256 * 1024;
 
 export const COMPOSE_PROJECT_LABEL = 'com.docker.compose.project';
 export const COMPOSE_SERVICE_LABEL = 'com.docker.compose.service';

@@ -13,6 +13,7 @@ import { containersRoutes } from './routes/containers.routes.ts';
 import { hostRoutes } from './routes/host.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
+import { stackConfigRoutes } from './routes/stack-config.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
 import { updatesRoutes } from './routes/updates.routes.ts';
@@ -75,6 +76,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   authRoutes(app, services.auth);
   catalogueRoutes(app, services, opts.prefill);
   stacksRoutes(app, services);
+  stackConfigRoutes(app, services);
   containersRoutes(app, services);
   jobsRoutes(app, services.jobs);
   usersRoutes(app, services);

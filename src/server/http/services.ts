@@ -10,6 +10,7 @@ import type { JobsService } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
+import type { ImageTagLookup } from '../updates/image-tags.ts';
 import type { UpdatesService } from '../updates/updates.service.ts';
 
 /** Everything the routes may call; built once in main.ts. */
@@ -27,4 +28,5 @@ export interface Services {
   wizard: WizardService;
   host: HostService;
   updates: UpdatesService;
+  imageTags: ImageTagLookup;
 }

@@ -93,7 +93,8 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
         ctx.log('done');
         finish('succeeded', null);
       } catch (err) {
-        const msg = errorMessage(err);
+        // The stored error is shown to every viewer of the job: masked like the log.
+        const msg = masks.reduce((t, m) => t.split(m).join('***'), errorMessage(err));
         if (!(err instanceof AppError)) logger.error({ err, job: id }, 'job crashed');
         try {
           ctx.log(`failed: ${msg}`);
@@ -124,6 +125,11 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       const lines = logs.read(id, offset);
       const done = job.state !== 'running' && job.state !== 'queued';
       return { lines, next_offset: offset + lines.length, done };
+    },
+    /** Refuses with slot_busy while a job works on the app: a direct file change must not race it. */
+    checkFree(stack: string): void {
+      const job = slots.get(stack);
+      if (job) throw new AppError('slot_busy', `app '${stack}' is busy with another job`, { params: { stack, job } });
     },
     /** Calls back whenever the job logs, progresses or ends; returns the unsubscribe. */
     watch(id: string, fn: () => void): () => void {

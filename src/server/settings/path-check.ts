@@ -41,6 +41,18 @@ const statOf = (p: string) => {
   }
 };
 
+/** The path with the links of its existing part resolved (`existing`: its longest existing prefix, found when not given). */
+export function realPathOf(path: string, existing?: string): string {
+  let known = existing ?? path;
+  while (existing === undefined && known !== '/' && !statOf(known)) known = parentPath(known);
+  try {
+    return normalisePath(`${realpathSync(known)}/${path.slice(known.length)}`);
+  } catch {
+    // A dangling link or a race: judge the literal path.
+    return path;
+  }
+}
+
 function probe(path: string): Probe {
   const own = statOf(path);
   let existing = path;
@@ -49,12 +61,7 @@ function probe(path: string): Probe {
     existing = parentPath(existing);
     st = statOf(existing);
   }
-  let real = path;
-  try {
-    real = normalisePath(`${realpathSync(existing)}/${path.slice(existing.length)}`);
-  } catch {
-    // A dangling link or a race: judge the literal path.
-  }
+  const real = realPathOf(path, existing);
   const existingIsDir = st?.isDirectory() ?? false;
   return {
     exists: own !== undefined,

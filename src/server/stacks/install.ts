@@ -29,8 +29,24 @@ export function prepareInstall(input: {
   const { template } = input;
   const values = resolveValues(template, input.values, input.prefill);
   const render = renderTemplate({ template, compose: input.compose, values, timezone: input.timezone });
-  const fields = allFields(template);
-  const secretIds = new Set(fields.filter((f) => f.secret).map((f) => f.id));
+  const meta: StackMetaT = {
+    ...templateMeta(template, values, render),
+    format: 1,
+    source: input.source,
+    services: {},
+    networks: [],
+    installed_at: input.now.toISOString(),
+  };
+  return { name: input.name, render, meta, secrets: secretValues(template, values) };
+}
+
+/** The parts of `.svc.json` that follow from the template and the form values; never a secret. */
+export function templateMeta(template: TemplateFileT, values: Record<string, FieldValue>, render: RenderOutput) {
+  const secretIds = new Set(
+    allFields(template)
+      .filter((f) => f.secret)
+      .map((f) => f.id),
+  );
   const publicValues: Record<string, FieldValue> = {};
   const types: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
@@ -39,22 +55,22 @@ export function prepareInstall(input: {
   }
   const web = template.web;
   const webPort = web ? (web.port_field ? Number(values[web.port_field]) : (web.port ?? NaN)) : NaN;
-  const meta: StackMetaT = {
-    format: 1,
-    source: input.source,
+  return {
     values: publicValues,
     value_types: types,
     secret_env: render.secretEnv,
-    services: {},
-    networks: [],
     web: web && Number.isInteger(webPort) ? { scheme: web.scheme, port: webPort, path: web.path } : null,
     categories: categoriesOf(template.metadata.categories, template.tags, englishText(template.description)),
     template_version: template.version,
-    installed_at: input.now.toISOString(),
   };
-  const secrets = [...secretIds].map((id) => String(values[id] ?? '')).filter((s) => s.length > 0);
-  return { name: input.name, render, meta, secrets };
 }
+
+/** The secret values of a form, for masking them in job logs. */
+export const secretValues = (template: TemplateFileT, values: Record<string, FieldValue>): string[] =>
+  allFields(template)
+    .filter((f) => f.secret)
+    .map((f) => String(values[f.id] ?? ''))
+    .filter((s) => s.length > 0);
 
 /** Writes the stack folder into a temp folder first and renames it into place: never half-written. */
 export function writeStackDir(libraryDir: string, p: PreparedInstall): string {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
 import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
+import { createStackDirs } from './stack-dir.ts';
 
 const c = (service: string, state: string, extra: Partial<ContainerSummary> = {}): ContainerSummary => ({
   id: `${service}-${state}`,
@@ -66,13 +67,14 @@ test('a folder without a compose file is listed with a warning; unsafe names are
   writeFileSync(join(lib, 'ok', 'docker-compose.yml'), 'services:\n  web:\n    image: x\n  db:\n    image: y\n');
   assert.deepEqual(stackNames(lib), ['empty', 'ok']);
   const opts = { host: 'h', repoStatus: () => null };
-  const empty = presentStack(lib, 'empty', [], opts);
+  const dirs = createStackDirs(lib, join(lib, '.state'));
+  const empty = presentStack(dirs, 'empty', [], opts);
   assert.equal(empty.status, 'missing_compose');
   assert.ok(empty.warning);
   assert.deepEqual(empty.categories, ['overig']);
-  const ok = presentStack(lib, 'ok', [c('web', 'running')], opts);
+  const ok = presentStack(dirs, 'ok', [c('web', 'running')], opts);
   assert.equal(ok.status, 'partial');
   assert.deepEqual(ok.services, ['web', 'db']);
-  assert.equal(presentStack(lib, 'ok', null, opts).status, 'unknown', 'engine unreachable');
+  assert.equal(presentStack(dirs, 'ok', null, opts).status, 'unknown', 'engine unreachable');
   rmSync(lib, { recursive: true, force: true });
 });

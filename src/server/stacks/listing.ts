@@ -4,7 +4,8 @@ import type { StackDetailT, StackT } from '../../shared/api.ts';
 import { isSafeName } from '../../shared/names.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
-import { composePath, isDirectory, META_FILE, readComposeSummary, readMeta } from './stack-files.ts';
+import type { StackDirs } from './stack-dir.ts';
+import { isDirectory, readComposeSummary } from './stack-files.ts';
 
 type Status = StackT['status'];
 
@@ -29,12 +30,15 @@ export function statusOf(services: string[], containers: ContainerSummary[]): St
   return up === expected.length ? 'running' : 'partial';
 }
 
-/** Containers grouped by the stack they belong to: compose project name, or working dir under LIBRARY_DIR. */
-export function groupByStack(list: ContainerSummary[], libraryDir: string): Map<string, ContainerSummary[]> {
+/**
+ * Containers grouped by the stack they belong to: compose project name, or working dir under LIBRARY_DIR.
+ * `adopted` maps the project name of an adopted app's containers to the app's name.
+ */
+export function groupByStack(list: ContainerSummary[], libraryDir: string, adopted: ReadonlyMap<string, string> = new Map()): Map<string, ContainerSummary[]> {
   const groups = new Map<string, ContainerSummary[]>();
   for (const c of list) {
     const fromDir = c.workingDir?.startsWith(`${libraryDir}/`) ? c.workingDir.slice(libraryDir.length + 1).split('/')[0] : undefined;
-    const key = fromDir ?? c.project;
+    const key = fromDir ?? (c.project ? (adopted.get(c.project) ?? c.project) : null);
     if (!key) continue;
     const arr = groups.get(key) ?? [];
     arr.push(c);
@@ -61,10 +65,10 @@ export interface PresentOptions {
 }
 
 /** One stack as the list shows it, from its files (cached by mtime) and its containers. */
-export function presentStack(libraryDir: string, name: string, containers: ContainerSummary[] | null, opts: PresentOptions): StackDetailT {
-  const dir = join(libraryDir, name);
-  const meta = readMeta(join(dir, META_FILE));
-  const file = composePath(dir);
+export function presentStack(dirs: StackDirs, name: string, containers: ContainerSummary[] | null, opts: PresentOptions): StackDetailT {
+  const loc = dirs.find(name);
+  const meta = loc ? dirs.meta(loc) : null;
+  const file = loc?.composeFile ?? null;
   const summary = file ? readComposeSummary(file) : null;
   const services = summary?.services ?? [];
   let status: Status;
@@ -87,7 +91,7 @@ export function presentStack(libraryDir: string, name: string, containers: Conta
     update: opts.update?.(name) ?? 'unknown',
     source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
     repo_status: meta?.source ? opts.repoStatus(meta.source.repo) : null,
-    adopted: false,
+    adopted: loc?.adopted ?? false,
     warning,
     containers: (containers ?? []).map((c) => ({
       id: c.id,
@@ -108,4 +112,15 @@ export async function listingOrNull(list: () => Promise<ContainerSummary[]>, onE
     onError(errorMessage(err));
     return null;
   }
+}
+
+/** Project name → app name of every adopted app whose containers carry another project name. */
+export function adoptedProjects(dirs: StackDirs): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of stackNames(dirs.libraryDir)) {
+    const loc = dirs.find(name);
+    const project = loc?.adopted ? dirs.meta(loc)?.adopted?.project : undefined;
+    if (project && project !== name) out.set(project, name);
+  }
+  return out;
 }

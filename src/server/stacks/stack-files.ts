@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -23,9 +23,13 @@ export const StackMeta = z.object({
       tag: z.string().optional(),
       volumes: z.array(z.object({ host: z.string(), container: z.string(), read_only: z.boolean() })).optional(),
       devices: z.array(z.string()).optional(),
+      /** The service's own address on the first chosen shared network. */
+      ip: z.string().optional(),
     }),
   ),
   networks: z.array(z.string()),
+  /** Set for an app adopted from outside: the user's folder and the compose project its containers carry. */
+  adopted: z.object({ path: z.string(), project: z.string() }).optional(),
   web: z.object({ scheme: z.string(), port: z.number(), path: z.string() }).nullable(),
   categories: z.array(z.string()),
   template_version: z.string().nullable(),
@@ -79,9 +83,10 @@ export const readMeta = createFileCache<StackMetaT | null>((text) => {
   return r.success ? r.data : null;
 });
 
+/** A folder, or a link to one (an adopted app's reference). */
 export const isDirectory = (p: string): boolean => {
   try {
-    return lstatSync(p).isDirectory();
+    return statSync(p).isDirectory();
   } catch {
     return false;
   }

@@ -1,23 +1,35 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
-import { isSafeName } from '../../shared/names.ts';
 import type { FieldValue } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
-import { AppError, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { ContainerSummary, Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import { createAdopt } from './adopt.ts';
+import { createCredentials } from './credentials.ts';
+import { createEditors } from './editors.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
-import { groupByStack, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
-import { composePath, META_FILE, readMeta } from './stack-files.ts';
+import { adoptedProjects, groupByStack, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
+import { createReconfigure } from './reconfigure.ts';
+import { createSnapshots } from './snapshots.ts';
+import type { StackContext } from './stack-context.ts';
+import { checkName, createStackDirs } from './stack-dir.ts';
 import { waitUntilUp } from './wait.ts';
 
+export { checkName };
+
 export interface StacksDeps {
+  baseDir: string;
   libraryDir: string;
   dataDir: string;
+  /** SVC_DATA: snapshots, adopted apps' metadata and short-lived files live here. */
+  stateDir: string;
+  /** The engine's unix socket (never mountable into an app); null for a tcp engine. */
+  engineSocket: string | null;
   uid: number;
   gid: number;
   timezone: () => string;
@@ -34,15 +46,11 @@ export interface StacksDeps {
 
 export type StackOp = 'start' | 'stop' | 'restart';
 
-export function checkName(name: string): void {
-  if (!isSafeName(name)) {
-    throw new AppError('invalid_name', `'${name}' is not a valid name: use lower-case letters, digits, _ and -`, { params: { name }, fields: ['name'] });
-  }
-}
-
 /** Installed apps: their folders under LIBRARY_DIR are the truth; the engine says how they run. */
 export function createStacksService(d: StacksDeps) {
   const listing = sharedListing(d.engine);
+  const dirs = createStackDirs(d.libraryDir, d.stateDir);
+  const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock);
   const dirOf = (name: string) => join(d.libraryDir, name);
   const update = d.updateState ?? (() => 'unknown' as const);
 
@@ -52,31 +60,24 @@ export function createStacksService(d: StacksDeps) {
     return (repo: string) => byId.get(repo) ?? null;
   };
 
-  function project(name: string): ComposeProject {
-    checkName(name);
-    const dir = dirOf(name);
-    if (!existsSync(dir)) throw notFound('app', name);
-    const file = composePath(dir);
-    if (!file) throw new AppError('conflict', `app '${name}' has no compose file`, { params: { stack: name } });
-    return { name, dir, file };
-  }
+  const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
+  const grouped = (containers: ContainerSummary[]) => groupByStack(containers, d.libraryDir, adoptedProjects(dirs));
 
   async function list(host: string): Promise<StackT[]> {
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    const groups = containers ? groupByStack(containers, d.libraryDir) : null;
+    const groups = containers ? grouped(containers) : null;
     const repoStatus = repoStatuses();
     return stackNames(d.libraryDir).map((n) => {
-      const { containers: _c, ...s } = presentStack(d.libraryDir, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
+      const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
       return s;
     });
   }
 
   async function get(name: string, host: string): Promise<StackDetailT> {
-    checkName(name);
-    if (!existsSync(dirOf(name))) throw notFound('app', name);
+    dirs.locate(name);
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
-    return presentStack(d.libraryDir, name, containers ? (groupByStack(containers, d.libraryDir).get(name) ?? []) : null, opts);
+    return presentStack(dirs, name, containers ? (grouped(containers).get(name) ?? []) : null, opts);
   }
 
   function install(actor: Actor, req: { repo: string; app: string; name: string; values: Record<string, FieldValue> }): JobT {
@@ -135,24 +136,39 @@ export function createStacksService(d: StacksDeps) {
   }
 
   function remove(actor: Actor, name: string, opts: { removeData: boolean }): JobT {
-    checkName(name);
-    const dir = dirOf(name);
-    if (!existsSync(dir)) throw notFound('app', name);
+    const loc = dirs.locate(name);
+    if (loc.adopted && opts.removeData) {
+      throw new AppError('validation', `'${name}' was adopted: its data belongs to its own folder and is never removed by Kade`, { fields: ['remove_data'] });
+    }
     return d.jobs.start({ kind: 'stack.delete', stack: name, actor }, async (ctx) => {
-      const file = composePath(dir);
-      if (file) {
-        ctx.log('stopping and removing containers');
-        await d.compose.down({ name, dir, file }, { onOutput: (t) => ctx.log(t), volumes: opts.removeData });
+      if (loc.adopted) {
+        // Only the reference goes: the user's folder and the running containers stay as they are.
+        unlinkSync(loc.path);
+        rmSync(loc.metaPath, { force: true });
+        ctx.log(`removed the reference ${loc.path}; ${loc.dir} and its containers are untouched`);
+      } else {
+        if (loc.composeFile) {
+          ctx.log('stopping and removing containers');
+          await d.compose.down(dirs.project(loc), { onOutput: (t) => ctx.log(t), volumes: opts.removeData });
+        }
+        ctx.progress(0.6);
+        rmSync(loc.dir, { recursive: true, force: true });
+        ctx.log(`removed ${loc.dir}`);
+        if (opts.removeData) {
+          const data = join(d.dataDir, name);
+          rmSync(data, { recursive: true, force: true });
+          ctx.log(`removed ${data}`);
+        }
       }
-      ctx.progress(0.6);
-      rmSync(dir, { recursive: true, force: true });
-      ctx.log(`removed ${dir}`);
-      if (opts.removeData) {
-        const data = join(d.dataDir, name);
-        rmSync(data, { recursive: true, force: true });
-        ctx.log(`removed ${data}`);
-      }
-      d.events.emit({ type: 'stack.deleted', actor, source: 'stacks', target: name, status: 'ok', detail: { remove_data: opts.removeData } });
+      snapshots.forget(name);
+      d.events.emit({
+        type: 'stack.deleted',
+        actor,
+        source: 'stacks',
+        target: name,
+        status: 'ok',
+        detail: { remove_data: opts.removeData, adopted: loc.adopted },
+      });
     });
   }
 
@@ -160,7 +176,8 @@ export function createStacksService(d: StacksDeps) {
   function installedBySource(): Map<string, string[]> {
     const out = new Map<string, string[]>();
     for (const name of stackNames(d.libraryDir)) {
-      const source = readMeta(join(dirOf(name), META_FILE))?.source;
+      const loc = dirs.find(name);
+      const source = loc ? dirs.meta(loc)?.source : null;
       if (!source) continue;
       const key = `${source.repo}/${source.app}`;
       out.set(key, [...(out.get(key) ?? []), name]);
@@ -168,7 +185,42 @@ export function createStacksService(d: StacksDeps) {
     return out;
   }
 
-  return { list, get, install, operate, remove, project, installedBySource };
+  const context: StackContext = {
+    dirs,
+    snapshots,
+    catalogue: d.catalogue,
+    engine: d.engine,
+    compose: d.compose,
+    jobs: d.jobs,
+    events: d.events,
+    clock: d.clock,
+    prefill: { dataDir: d.dataDir, uid: d.uid, gid: d.gid },
+    timezone: d.timezone,
+    baseDir: d.baseDir,
+    engineSocket: d.engineSocket,
+    tmpDir: join(d.stateDir, 'tmp'),
+    up,
+  };
+  const reconfigure = createReconfigure(context);
+  const editors = createEditors(context);
+  const credentials = createCredentials(context, (name) => reconfigure.templateFields(dirs.locate(name)));
+  const adopt = createAdopt(context);
+
+  return {
+    list,
+    get,
+    install,
+    operate,
+    remove,
+    project,
+    installedBySource,
+    config: reconfigure.config,
+    reconfigure: reconfigure.reconfigure,
+    credentials,
+    adopt,
+    ...editors,
+    dirs,
+  };
 }
 
 export type StacksService = ReturnType<typeof createStacksService>;

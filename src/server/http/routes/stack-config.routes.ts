@@ -1,0 +1,142 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { JobAccepted, Stack } from '../../../shared/api.ts';
+import {
+  AdoptRequest,
+  FileContent,
+  FileSaved,
+  ImageTags,
+  ReconfigureRequest,
+  Snapshot,
+  SnapshotRestored,
+  StackConfig,
+  StackCredentials,
+} from '../../../shared/stack-config.ts';
+import { AppError } from '../../core/errors.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, jsonBody, NameParam, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const TAGS = ['stacks'];
+const ServiceParam = NameParam.extend({ service: z.string().max(100) });
+const SnapshotParam = NameParam.extend({ id: z.string().max(100) });
+
+const config = defineRoute('operator', {
+  method: 'get',
+  path: '/api/stacks/{name}/config',
+  tags: TAGS,
+  summary: 'Stored form values (secrets for admins only), the current field schema, the extras per service and the repo cache status',
+  request: { params: NameParam },
+  responses: { 200: json(StackConfig), ...PROBLEMS },
+});
+const reconfigure = defineRoute('operator', {
+  method: 'post',
+  path: '/api/stacks/{name}/reconfigure',
+  tags: TAGS,
+  summary: 'Re-render with changed values and extras: snapshot, render, re-apply choices, validate, change database passwords, restart (job)',
+  request: { params: NameParam, body: jsonBody(ReconfigureRequest) },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+const tags = defineRoute('operator', {
+  method: 'get',
+  path: '/api/stacks/{name}/services/{service}/tags',
+  tags: TAGS,
+  summary: "The tags of a service's image: the registry's list, or the local images when it cannot be asked",
+  request: { params: ServiceParam },
+  responses: { 200: json(ImageTags), ...PROBLEMS },
+});
+const getEnv = defineRoute('admin', {
+  method: 'get',
+  path: '/api/stacks/{name}/env',
+  tags: TAGS,
+  summary: 'The .env text (it holds secrets: admins only)',
+  request: { params: NameParam },
+  responses: { 200: json(FileContent), ...PROBLEMS },
+});
+const putEnv = defineRoute('admin', {
+  method: 'put',
+  path: '/api/stacks/{name}/env',
+  tags: TAGS,
+  summary: 'Replace the .env text; a line without = is refused; a snapshot is kept; the file stays 0600',
+  request: { params: NameParam, body: jsonBody(FileContent) },
+  responses: { 200: json(FileSaved), ...PROBLEMS },
+});
+const getCompose = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/stacks/{name}/compose',
+  tags: TAGS,
+  summary: 'The compose text',
+  request: { params: NameParam },
+  responses: { 200: json(FileContent), ...PROBLEMS },
+});
+const putCompose = defineRoute('admin', {
+  method: 'put',
+  path: '/api/stacks/{name}/compose',
+  tags: TAGS,
+  summary: 'Replace the compose text; invalid YAML or compose is refused before the file changes; a snapshot is kept',
+  request: { params: NameParam, body: jsonBody(FileContent) },
+  responses: { 200: json(FileSaved), ...PROBLEMS },
+});
+const snapshots = defineRoute('operator', {
+  method: 'get',
+  path: '/api/stacks/{name}/snapshots',
+  tags: TAGS,
+  summary: "Snapshots of the app's files taken before changes, newest first",
+  request: { params: NameParam },
+  responses: { 200: json(z.array(Snapshot)), ...PROBLEMS },
+});
+const restore = defineRoute('admin', {
+  method: 'post',
+  path: '/api/stacks/{name}/snapshots/{id}/restore',
+  tags: TAGS,
+  summary: 'Put the files of a snapshot back (the current files become a snapshot first)',
+  request: { params: SnapshotParam },
+  responses: { 200: json(SnapshotRestored), ...PROBLEMS },
+});
+const credentials = defineRoute('admin', {
+  method: 'get',
+  path: '/api/stacks/{name}/credentials',
+  tags: TAGS,
+  summary: "The app's address, user name and password and other credential values; every call is audited",
+  request: { params: NameParam },
+  responses: { 200: json(StackCredentials), ...PROBLEMS },
+});
+const adopt = defineRoute('operator', {
+  method: 'post',
+  path: '/api/stacks/adopt',
+  tags: TAGS,
+  summary: 'Take a compose app that runs outside Kade under management; its folder (below BASE_DIR) is referenced, never moved',
+  request: { body: jsonBody(AdoptRequest) },
+  responses: { 201: json(Stack), ...PROBLEMS },
+});
+
+const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
+
+export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+  app.openapi(config, (c) => c.json(s.stacks.config(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(reconfigure, (c) => c.json({ job: s.stacks.reconfigure(actorOf(c), c.req.valid('param').name, c.req.valid('json')) }, 202));
+  app.openapi(tags, async (c) => {
+    const { name, service } = c.req.valid('param');
+    const svc = s.stacks.config(actorOf(c), name).services.find((x) => x.name === service);
+    if (!svc) throw new AppError('not_found', `app '${name}' has no service '${service}'`, { params: { what: 'service', name: service } });
+    if (!svc.image) throw new AppError('conflict', `service '${service}' builds its image instead of naming one`, { params: { service } });
+    return c.json({ service, ...(await s.imageTags.tags(svc.image)) }, 200);
+  });
+  app.openapi(getEnv, (c) => c.json(s.stacks.readEnv(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(putEnv, (c) => c.json(s.stacks.writeEnv(actorOf(c), c.req.valid('param').name, c.req.valid('json').content), 200));
+  app.openapi(getCompose, (c) => c.json(s.stacks.readCompose(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(putCompose, async (c) => c.json(await s.stacks.writeCompose(actorOf(c), c.req.valid('param').name, c.req.valid('json').content), 200));
+  app.openapi(snapshots, (c) => c.json(s.stacks.snapshots(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(restore, (c) => {
+    const { name, id } = c.req.valid('param');
+    return c.json(s.stacks.restoreSnapshot(actorOf(c), name, id), 200);
+  });
+  app.openapi(credentials, (c) => c.json(s.stacks.credentials(actorOf(c), c.req.valid('param').name, hostOf(c)), 200));
+  app.openapi(adopt, async (c) => {
+    const body = c.req.valid('json');
+    const name = await s.stacks.adopt(actorOf(c), body);
+    const { containers: _c, ...stack } = await s.stacks.get(name, hostOf(c));
+    return c.json(stack, 201);
+  });
+}

@@ -1,0 +1,110 @@
+import { mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { basename } from 'node:path';
+import { isSafeName } from '../../shared/names.ts';
+import { isInside, normalisePath } from '../../shared/paths.ts';
+import { requireRole } from '../core/authorize.ts';
+import { AppError } from '../core/errors.ts';
+import type { Actor } from '../core/events.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { readComposeDoc } from './reconfigure.ts';
+import type { StackContext } from './stack-context.ts';
+import { checkName } from './stack-dir.ts';
+import { composePath, type StackMetaT } from './stack-files.ts';
+
+const realOrNull = (p: string): string | null => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+};
+
+/** The project name compose gives a folder when the file names none: v2 keeps - and _, v1 drops them. */
+export function defaultProjectName(dir: string, variant: 'v1' | 'v2'): string {
+  const base = basename(dir).toLowerCase();
+  return variant === 'v2' ? base.replace(/[^a-z0-9_-]/g, '').replace(/^[_-]+/, '') : base.replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * Adopt: a compose app that runs outside Kade comes under management without being moved or copied.
+ * LIBRARY_DIR/<name> becomes a link to the user's folder and the metadata goes to Kade's own state,
+ * so nothing in that folder changes. Compose keeps the project name the running containers carry.
+ */
+export function createAdopt(c: StackContext) {
+  async function projectOf(dir: string, doc: Record<string, unknown>): Promise<string> {
+    if (typeof doc.name === 'string' && doc.name !== '') return doc.name;
+    // Containers already running from this folder say which project they are.
+    const running = (await c.engine.listContainers({ composeOnly: true })).find((ct) => ct.workingDir === dir && ct.project);
+    if (running?.project) return running.project;
+    return defaultProjectName(dir, await c.compose.variant());
+  }
+
+  return async function adopt(actor: Actor, req: { path: string; name?: string | undefined }): Promise<string> {
+    requireRole(actor, 'operator', 'adopting an app');
+    const base = realOrNull(c.baseDir) ?? c.baseDir;
+    const unreachable = (why: string) =>
+      new AppError('path_unreachable', `Kade cannot see ${req.path}${why}; the folder must lie below BASE_DIR (${base}), the folder mounted into Kade`, {
+        params: { field: 'path', path: req.path, base, reason: 'outside_base' },
+        fields: ['path'],
+      });
+    if (!req.path.startsWith('/')) throw new AppError('validation', `'${req.path}' is not an absolute path`, { params: { path: req.path }, fields: ['path'] });
+    const real = realOrNull(normalisePath(req.path));
+    if (!real) throw unreachable(' (it does not exist here)');
+    if (!isInside(real, base) || real === base) throw unreachable('');
+    if (!statSync(real).isDirectory()) throw new AppError('validation', `'${req.path}' is not a folder`, { params: { path: req.path }, fields: ['path'] });
+    const library = realOrNull(c.dirs.libraryDir) ?? c.dirs.libraryDir;
+    if (isInside(real, library))
+      throw new AppError('conflict', `'${req.path}' is already an app folder of Kade`, { params: { path: req.path }, fields: ['path'] });
+    const file = composePath(real);
+    if (!file)
+      throw new AppError('validation', `'${req.path}' has no compose file (docker-compose.yml or compose.yaml)`, {
+        params: { path: req.path },
+        fields: ['path'],
+      });
+
+    const project = await projectOf(real, readComposeDoc(file));
+    const name = req.name ?? project;
+    if (!isSafeName(name)) {
+      throw new AppError('invalid_name', `'${name}' is not a valid app name: give a name of lower-case letters, digits, _ and -`, {
+        params: { name },
+        fields: ['name'],
+      });
+    }
+    checkName(name);
+    if (c.dirs.find(name)) throw new AppError('name_taken', `an app named '${name}' exists already`, { params: { name }, fields: ['name'] });
+    for (const other of c.dirs.adoptedPaths()) {
+      if (other.path === real)
+        throw new AppError('conflict', `'${req.path}' is adopted already as '${other.name}'`, {
+          params: { path: req.path, stack: other.name },
+          fields: ['path'],
+        });
+    }
+    await c.compose.validate({ name: project, dir: real, file });
+
+    const meta: StackMetaT = {
+      format: 1,
+      source: null,
+      values: {},
+      value_types: {},
+      secret_env: {},
+      services: {},
+      networks: [],
+      web: null,
+      categories: [],
+      template_version: null,
+      installed_at: c.clock().toISOString(),
+      adopted: { path: real, project },
+    };
+    mkdirSync(c.dirs.adoptedDir, { recursive: true, mode: 0o700 });
+    const metaPath = c.dirs.adoptedMetaPath(name);
+    writeFileAtomic(metaPath, `${JSON.stringify(meta, null, 2)}\n`, 0o600);
+    try {
+      symlinkSync(real, `${c.dirs.libraryDir}/${name}`, 'dir');
+    } catch (err) {
+      rmSync(metaPath, { force: true });
+      throw err;
+    }
+    c.events.emit({ type: 'stack.adopted', actor, source: 'stacks', target: name, status: 'ok', detail: { path: real, project } });
+    return name;
+  };
+}

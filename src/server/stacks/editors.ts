@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMap, parseDocument } from 'yaml';
+import { requireRole } from '../core/authorize.ts';
+import { AppError } from '../core/errors.ts';
+import type { Actor } from '../core/events.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { checkEnvText } from './env-file.ts';
+import type { StackContext } from './stack-context.ts';
+import { COMPOSE_FILE } from './stack-files.ts';
+
+const readText = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+
+/** Invalid YAML, or YAML that is no compose file: refused before anything is written. */
+function checkComposeYaml(content: string): void {
+  const doc = parseDocument(content, { uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const line = first.linePos?.[0]?.line;
+    throw new AppError('compose_invalid', `the compose file is not valid YAML${line ? ` (line ${line})` : ''}: ${first.message.split('\n')[0]}`, {
+      params: line ? { line } : {},
+      fields: ['content'],
+    });
+  }
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new AppError('compose_invalid', `the compose file cannot be read: ${(e as Error).message}`, { fields: ['content'] });
+  }
+  const services = isMap(doc.contents) ? (js as Record<string, unknown>).services : undefined;
+  if (!services || typeof services !== 'object' || Array.isArray(services) || Object.keys(services).length === 0) {
+    throw new AppError('compose_invalid', 'the compose file has no services', { fields: ['content'] });
+  }
+}
+
+/**
+ * The `.env` and compose editors. Each save takes a snapshot first (the user can return to it), writes
+ * atomically and is audited; the `.env` stays 0600. Saving does not restart the app.
+ */
+export function createEditors(c: StackContext) {
+  function readEnv(actor: Actor, name: string): { content: string } {
+    requireRole(actor, 'admin', 'the .env file (it holds secrets)');
+    return { content: readText(c.dirs.locate(name).envPath) };
+  }
+
+  function writeEnv(actor: Actor, name: string, content: string): { content: string; snapshot: string } {
+    requireRole(actor, 'admin', 'editing the .env file');
+    const loc = c.dirs.locate(name);
+    checkEnvText(content);
+    c.jobs.checkFree(name);
+    const snap = c.snapshots.take(loc, 'env_edit');
+    const text = content === '' || content.endsWith('\n') ? content : `${content}\n`;
+    writeFileAtomic(loc.envPath, text, 0o600);
+    chmodSync(loc.envPath, 0o600);
+    c.events.emit({ type: 'stack.env_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
+    return { content: text, snapshot: snap.id };
+  }
+
+  function readCompose(actor: Actor, name: string): { content: string } {
+    requireRole(actor, 'viewer', 'the compose file');
+    const loc = c.dirs.locate(name);
+    return { content: loc.composeFile ? readText(loc.composeFile) : '' };
+  }
+
+  /** Checked as YAML, then by the compose CLI on a copy beside Kade's state, before the real file changes. */
+  async function writeCompose(actor: Actor, name: string, content: string): Promise<{ content: string; snapshot: string }> {
+    requireRole(actor, 'admin', 'editing the compose file');
+    const loc = c.dirs.locate(name);
+    checkComposeYaml(content);
+    c.jobs.checkFree(name);
+    const file = loc.composeFile ?? join(loc.dir, COMPOSE_FILE);
+    mkdirSync(c.tmpDir, { recursive: true, mode: 0o700 });
+    const candidate = join(c.tmpDir, `${name}-${randomBytes(4).toString('hex')}.yml`);
+    writeFileAtomic(candidate, content, 0o600);
+    try {
+      await c.compose.validate({ ...c.dirs.project({ ...loc, composeFile: file }), file: candidate });
+    } finally {
+      rmSync(candidate, { force: true });
+    }
+    const snap = c.snapshots.take(loc, 'compose_edit');
+    const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
+    writeFileAtomic(file, content, mode);
+    c.events.emit({ type: 'stack.compose_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
+    return { content, snapshot: snap.id };
+  }
+
+  function snapshots(actor: Actor, name: string) {
+    requireRole(actor, 'operator', 'the snapshots of an app');
+    c.dirs.locate(name);
+    return c.snapshots.list(name);
+  }
+
+  /** Returns to a snapshot; the files as they are now are kept as a snapshot first, so this is undoable too. */
+  function restoreSnapshot(actor: Actor, name: string, id: string): { restored: string; snapshot: string } {
+    requireRole(actor, 'admin', 'restoring a snapshot');
+    const loc = c.dirs.locate(name);
+    if (!c.snapshots.list(name).some((s) => s.id === id))
+      throw new AppError('not_found', `snapshot '${id}' does not exist`, { params: { what: 'snapshot', name: id } });
+    c.jobs.checkFree(name);
+    const before = c.snapshots.take(loc, 'restore');
+    c.snapshots.restore(loc, id);
+    c.events.emit({ type: 'stack.snapshot_restored', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: id } });
+    return { restored: id, snapshot: before.id };
+  }
+
+  return { readEnv, writeEnv, readCompose, writeCompose, snapshots, restoreSnapshot };
+}

@@ -1,0 +1,258 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { JobT } from '../../shared/api.ts';
+import { roleAllows } from '../../shared/roles.ts';
+import type { ReconfigureRequestT, StackConfigT } from '../../shared/stack-config.ts';
+import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
+import { requireRole } from '../core/authorize.ts';
+import { AppError, errorMessage, isAppError } from '../core/errors.ts';
+import type { Actor } from '../core/events.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import type { ComposeProject } from '../engine/compose.ts';
+import { allFields, renderTemplate } from '../templates/render.ts';
+import { resolveValues, toggleId } from '../templates/values.ts';
+import { stringifyCompose } from '../templates/yaml-out.ts';
+import { applyChoices, checkChoices, tagOf } from './choices.ts';
+import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
+import { mergeEnv, parseEnv } from './env-file.ts';
+import { secretValues, templateMeta } from './install.ts';
+import type { StackContext } from './stack-context.ts';
+import type { StackLocation } from './stack-dir.ts';
+import { COMPOSE_FILE, type StackMetaT } from './stack-files.ts';
+
+type Doc = Record<string, unknown>;
+
+/** The compose file as a plain object; aliases are bounded like in the renderer. */
+export function readComposeDoc(file: string | null): Doc {
+  if (!file) return {};
+  try {
+    const doc = parse(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) as unknown;
+    return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Doc) : {};
+  } catch {
+    return {};
+  }
+}
+
+const readText = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+
+/** Stored values back in the types they were entered in (`value_types`), so the form shows them as typed. */
+function typedValues(meta: StackMetaT): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  for (const [k, v] of Object.entries(meta.values)) {
+    const type = meta.value_types[k];
+    out[k] = type === 'number' ? Number(v) : type === 'boolean' ? v === true || v === 'true' : v;
+  }
+  return out;
+}
+
+/** Secret form values read back from `.env` through the map in `.svc.json`. */
+function secretsFromEnv(meta: StackMetaT, env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, key] of Object.entries(meta.secret_env)) if (Object.hasOwn(env, key)) out[field] = env[key] as string;
+  return out;
+}
+
+interface Prepared {
+  loc: StackLocation;
+  project: ComposeProject;
+  composeText: string;
+  envText: string;
+  metaText: string;
+  oldDoc: Doc;
+  newDoc: Doc;
+  oldEnv: Record<string, string>;
+  newEnv: Record<string, string>;
+  secrets: string[];
+}
+
+/** Reconfigure: reopen the form of an installed app and apply changed values and extras (SPEC flows table). */
+export function createReconfigure(c: StackContext) {
+  /** The template an app was installed from, or why there is none. */
+  function sourceTemplate(
+    loc: StackLocation,
+    meta: StackMetaT | null,
+  ): { template: TemplateFileT; compose: string; commit: string | null } | NonNullable<StackConfigT['schema_missing']> {
+    if (loc.adopted) return 'adopted';
+    if (!meta?.source) return 'app_missing';
+    const { repo, app } = meta.source;
+    if (!c.catalogue.list().some((r) => r.id === repo)) return 'repo_missing';
+    try {
+      const loaded = c.catalogue.loadApp(repo, app);
+      return { template: loaded.template, compose: loaded.compose, commit: loaded.repo.commit };
+    } catch (err) {
+      if (isAppError(err) && err.code === 'not_found') return 'app_missing';
+      throw err;
+    }
+  }
+
+  function config(actor: Actor, name: string): StackConfigT {
+    requireRole(actor, 'operator', 'the configuration of an app');
+    const loc = c.dirs.locate(name);
+    const meta = c.dirs.meta(loc);
+    const doc = readComposeDoc(loc.composeFile);
+    const found = sourceTemplate(loc, meta);
+    const admin = roleAllows(actor.role, 'admin');
+    const secrets = meta ? secretsFromEnv(meta, parseEnv(readText(loc.envPath))) : {};
+    const services = (doc.services && typeof doc.services === 'object' ? Object.entries(doc.services as Doc) : []).map(([svc, def]) => {
+      const image = def && typeof def === 'object' && typeof (def as Doc).image === 'string' ? ((def as Doc).image as string) : null;
+      const choice = meta?.services[svc] ?? {};
+      return {
+        name: svc,
+        image,
+        tag: choice.tag ?? (image ? tagOf(image) : null),
+        volumes: choice.volumes ?? [],
+        devices: choice.devices ?? [],
+        shared_network: choice.shared_network ?? false,
+      };
+    });
+    const repo = meta?.source ? c.catalogue.list().find((r) => r.id === meta.source?.repo) : undefined;
+    return {
+      name,
+      adopted: loc.adopted,
+      source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
+      schema: typeof found === 'object' && meta?.source ? { repo: meta.source.repo, app: meta.source.app, template: found.template } : null,
+      schema_missing: typeof found === 'object' ? null : found,
+      values: { ...(meta ? typedValues(meta) : {}), ...(admin ? secrets : {}) },
+      secrets_hidden: admin ? [] : Object.keys(secrets),
+      template_version: meta?.template_version ?? null,
+      repo_status: repo ? { commit: repo.status.commit, version: repo.status.version, outdated: repo.outdated, synced_at: repo.status.synced_at } : null,
+      services,
+      networks: meta?.networks ?? [],
+    };
+  }
+
+  /** Everything is resolved, rendered and checked before the job: bad input is refused with nothing written. */
+  function prepare(name: string, req: ReconfigureRequestT): Prepared {
+    const loc = c.dirs.locate(name);
+    const meta = c.dirs.meta(loc);
+    const found = sourceTemplate(loc, meta);
+    if (typeof found !== 'object' || !meta) {
+      const why = found === 'adopted' ? 'it was adopted: edit its files instead' : `its template is not in the store (${String(found)})`;
+      throw new AppError('conflict', `app '${name}' cannot be reconfigured: ${why}`, { params: { stack: name, reason: String(found) } });
+    }
+    const { template } = found;
+    const oldEnvText = readText(loc.envPath);
+    const oldEnv = parseEnv(oldEnvText);
+    // Stored values, then the secrets from .env, then what the form sent: a secret left out is kept.
+    const input: Record<string, FieldValue> = { ...typedValues(meta), ...secretsFromEnv(meta, oldEnv), ...req.values };
+    for (const g of template.groups) if (g.toggle && !Object.hasOwn(input, toggleId(g.id))) input[toggleId(g.id)] = g.toggle_default;
+    const values = resolveValues(template, input, c.prefill);
+    const render = renderTemplate({ template, compose: found.compose, values, timezone: c.timezone() });
+
+    const doc = parse(render.compose) as Doc;
+    const rendered = new Set(Object.keys((doc.services as Doc | undefined) ?? {}));
+    const services = { ...meta.services };
+    for (const [svc, choice] of Object.entries(req.services ?? {})) {
+      if (!rendered.has(svc)) throw new AppError('validation', `the app has no service '${svc}'`, { params: { service: svc }, fields: [`services.${svc}`] });
+      const checked = checkChoices({ [svc]: choice }, c.engineSocket)[svc] ?? {};
+      const prev = services[svc] ?? {};
+      services[svc] = {
+        ...prev,
+        tag: choice.tag === undefined ? prev.tag : (checked.tag ?? undefined),
+        volumes: choice.volumes === undefined ? prev.volumes : checked.volumes,
+        devices: choice.devices === undefined ? prev.devices : checked.devices,
+      };
+      for (const k of ['tag', 'volumes', 'devices'] as const) if (services[svc][k] === undefined) delete services[svc][k];
+    }
+    applyChoices(doc, { services, networks: meta.networks }, c.engineSocket);
+
+    const newMeta: StackMetaT = {
+      ...meta,
+      ...templateMeta(template, values, render),
+      source: { ...meta.source, repo: meta.source?.repo ?? '', app: meta.source?.app ?? '', commit: found.commit },
+      services,
+    };
+    const envText = mergeEnv(oldEnvText, render.env, new Set(Object.values(meta.secret_env)));
+    const oldSecrets = Object.values(secretsFromEnv(meta, oldEnv));
+    return {
+      loc,
+      project: c.dirs.project({ ...loc, composeFile: loc.composeFile ?? join(loc.dir, COMPOSE_FILE) }),
+      composeText: stringifyCompose(doc),
+      envText,
+      metaText: `${JSON.stringify(newMeta, null, 2)}\n`,
+      oldDoc: readComposeDoc(loc.composeFile),
+      newDoc: doc,
+      oldEnv,
+      newEnv: parseEnv(envText),
+      secrets: [...secretValues(template, values), ...oldSecrets],
+    };
+  }
+
+  /** The running container of each service of the app, by compose labels. */
+  async function runningContainers(project: string): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const ct of await c.engine.listContainers({ project })) if (ct.service && ct.state === 'running') out[ct.service] = ct.id;
+    return out;
+  }
+
+  /**
+   * Snapshot first; write the re-rendered files; validate; change database passwords inside the running
+   * databases; restart. Any failure sets changed passwords back and restores the snapshot byte for byte.
+   */
+  function reconfigure(actor: Actor, name: string, req: ReconfigureRequestT): JobT {
+    requireRole(actor, 'operator', 'reconfigure');
+    const p = prepare(name, req);
+    return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
+      for (const s of p.secrets) ctx.mask(s);
+      const snap = c.snapshots.take(p.loc, 'reconfigure');
+      ctx.log(`snapshot ${snap.id} taken of ${snap.files.join(', ')}`);
+      let changed: { containers: Record<string, string>; changes: DbPasswordChange[] } | null = null;
+      let restarted = false;
+      try {
+        writeFileAtomic(p.project.file, p.composeText, 0o644);
+        writeFileAtomic(p.loc.envPath, p.envText, 0o600);
+        writeFileAtomic(p.loc.metaPath, p.metaText, 0o600);
+        ctx.log('wrote the re-rendered compose file, .env and metadata');
+        ctx.progress(0.2);
+        await c.compose.validate(p.project);
+        ctx.log('compose file is valid');
+        ctx.progress(0.3);
+        const changes = changedDatabasePasswords(p.oldDoc, p.newDoc, p.oldEnv, p.newEnv);
+        if (changes.length > 0) {
+          const containers = await runningContainers(p.project.name);
+          await applyDatabasePasswordChanges(c.engine, containers, changes);
+          changed = { containers, changes };
+          for (const ch of changes) ctx.log(`changed the password of '${ch.user}' inside the running '${ch.secret.service}' database`);
+        }
+        ctx.progress(0.4);
+        restarted = true;
+        await c.up(p.project, ctx);
+      } catch (err) {
+        ctx.log(`reconfigure failed: ${errorMessage(err)}`);
+        if (changed) await setBack(changed, ctx);
+        c.snapshots.restore(p.loc, snap.id);
+        ctx.log(`restored snapshot ${snap.id}: the files are as they were`);
+        if (restarted)
+          await c.compose
+            .up(p.project, { onOutput: (t) => ctx.log(t) })
+            .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
+        c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: snap.id } });
+        throw err;
+      }
+      // The event feeds the audit log; a failing audit write is logged by the bus and never undoes the change.
+      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
+    });
+  }
+
+  async function setBack(changed: { containers: Record<string, string>; changes: DbPasswordChange[] }, ctx: { log(t: string): void }): Promise<void> {
+    for (const ch of [...changed.changes].reverse()) {
+      const id = changed.containers[ch.secret.service];
+      if (!id) continue;
+      await changeDatabasePassword(c.engine, id, { ...ch, oldPassword: ch.newPassword, newPassword: ch.oldPassword }).then(
+        () => ctx.log(`set the password of '${ch.user}' in '${ch.secret.service}' back`),
+        (e: unknown) => ctx.log(`setting the password of '${ch.user}' in '${ch.secret.service}' back failed: ${errorMessage(e)}`),
+      );
+    }
+  }
+
+  /** Form fields of the app's template, for the credentials panel; empty when there is none. */
+  function templateFields(loc: StackLocation) {
+    const found = sourceTemplate(loc, c.dirs.meta(loc));
+    return typeof found === 'object' ? allFields(found.template) : [];
+  }
+
+  return { config, reconfigure, templateFields, sourceTemplate };
+}
+
+export type Reconfigure = ReturnType<typeof createReconfigure>;

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
+import type { SnapshotT } from '../../shared/stack-config.ts';
+import { notFound } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import type { StackLocation } from './stack-dir.ts';
+import { COMPOSE_NAMES } from './stack-files.ts';
+
+/** How many snapshots of one app are kept; older ones are removed when a new one is taken. */
+export const SNAPSHOTS_KEPT = 20;
+
+const Record_ = z.object({
+  id: z.string(),
+  stack: z.string(),
+  created_at: z.string(),
+  reason: z.string(),
+  files: z.array(z.object({ key: z.enum(['compose', 'env', 'meta']), path: z.string(), mode: z.number(), present: z.boolean() })),
+});
+type SnapshotRecord = z.infer<typeof Record_>;
+
+const ID = /^[0-9TZ]{16,20}-[0-9a-f]{8}$/;
+
+/**
+ * Copies of an app's compose file, `.env` and metadata taken before a change, so a failed or unwanted
+ * change can be undone byte for byte. This is the one "before a change" step: when backups exist it
+ * becomes a real backup. Stored under SVC_DATA/snapshots/<app>/<id>/, readable by Kade only (.env holds secrets).
+ */
+export function createSnapshots(root: string, clock: () => Date) {
+  const dirOf = (stack: string) => join(root, stack);
+  const targets = (loc: StackLocation) => [
+    { key: 'compose' as const, path: loc.composeFile ?? join(loc.dir, 'docker-compose.yml') },
+    { key: 'env' as const, path: loc.envPath },
+    { key: 'meta' as const, path: loc.metaPath },
+  ];
+
+  function read(stack: string, id: string): SnapshotRecord | null {
+    if (!ID.test(id)) return null;
+    try {
+      return Record_.parse(JSON.parse(readFileSync(join(dirOf(stack), id, 'snapshot.json'), 'utf8')));
+    } catch {
+      return null;
+    }
+  }
+
+  const present = (r: SnapshotRecord): SnapshotT => ({
+    id: r.id,
+    stack: r.stack,
+    created_at: r.created_at,
+    reason: r.reason,
+    files: r.files.filter((f) => f.present).map((f) => basename(f.path)),
+  });
+
+  function list(stack: string): SnapshotT[] {
+    let ids: string[];
+    try {
+      ids = readdirSync(dirOf(stack)).filter((n) => ID.test(n));
+    } catch {
+      return [];
+    }
+    return ids
+      .sort()
+      .reverse()
+      .map((id) => read(stack, id))
+      .filter((r): r is SnapshotRecord => r !== null)
+      .map(present);
+  }
+
+  function take(loc: StackLocation, reason: string): SnapshotT {
+    const now = clock();
+    const id = `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}`;
+    const dir = join(dirOf(loc.name), id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(root, 0o700);
+    const files = targets(loc).map((t) => {
+      if (!existsSync(t.path)) return { ...t, mode: 0o600, present: false };
+      const mode = statSync(t.path).mode & 0o777;
+      writeFileSync(join(dir, t.key), readFileSync(t.path), { mode: 0o600 });
+      return { ...t, mode, present: true };
+    });
+    const record: SnapshotRecord = { id, stack: loc.name, created_at: now.toISOString(), reason, files };
+    writeFileAtomic(join(dir, 'snapshot.json'), `${JSON.stringify(record, null, 2)}\n`, 0o600);
+    for (const old of list(loc.name).slice(SNAPSHOTS_KEPT)) rmSync(join(dirOf(loc.name), old.id), { recursive: true, force: true });
+    return present(record);
+  }
+
+  /** Puts the files back as they were, byte for byte and with their modes; a file that did not exist is removed. */
+  function restore(loc: StackLocation, id: string): void {
+    const r = read(loc.name, id);
+    if (!r) throw notFound('snapshot', id);
+    const allowed = new Map(targets(loc).map((t) => [t.key, t.path]));
+    for (const f of r.files) {
+      // Only the app's own three files, wherever the record says they were: a changed record cannot write elsewhere.
+      const path = f.key === 'compose' ? (COMPOSE_NAMES.includes(basename(f.path)) ? join(loc.dir, basename(f.path)) : null) : allowed.get(f.key);
+      if (!path) continue;
+      if (f.present) {
+        writeFileAtomic(path, readFileSync(join(dirOf(loc.name), id, f.key)), f.mode);
+        chmodSync(path, f.mode);
+      } else rmSync(path, { force: true });
+    }
+  }
+
+  const forget = (stack: string) => rmSync(dirOf(stack), { recursive: true, force: true });
+
+  return { take, list, restore, forget };
+}
+
+export type Snapshots = ReturnType<typeof createSnapshots>;

@@ -1,0 +1,30 @@
+import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import type { EventBus } from '../core/events.ts';
+import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { PrefillContext } from '../templates/values.ts';
+import type { Snapshots } from './snapshots.ts';
+import type { StackDirs } from './stack-dir.ts';
+
+/** What the parts of the stacks module share: built once by createStacksService. */
+export interface StackContext {
+  dirs: StackDirs;
+  snapshots: Snapshots;
+  catalogue: CatalogueService;
+  engine: Engine;
+  compose: Compose;
+  jobs: JobsService;
+  events: EventBus;
+  clock: () => Date;
+  prefill: PrefillContext;
+  timezone: () => string;
+  /** BASE_DIR as Kade sees it: an adopted folder must lie below it. */
+  baseDir: string;
+  /** The engine's unix socket, never mountable into an app; null for a tcp engine. */
+  engineSocket: string | null;
+  /** Folder for short-lived files (a compose file being checked before it replaces the real one). */
+  tmpDir: string;
+  /** `compose up` and wait until the containers run (or say why not). */
+  up(p: ComposeProject, ctx: JobContext): Promise<void>;
+}
