@@ -69,4 +69,5 @@ export const enOperate = {
   'jobview.interrupted': 'Interrupted by a restart of Kade',
   'jobview.log': 'Log: {label}',
   'jobview.no_log': 'No output yet.',
+  'error.db_password_failed': 'The database password of {user} in {service} could not be changed, so the change was not applied.',
 } as const;

@@ -1,5 +1,7 @@
 import { enAdmin } from './en-admin.ts';
+import { enApp } from './en-app.ts';
 import { enCatalogue } from './en-catalogue.ts';
+import { enConfigure } from './en-configure.ts';
 import { enOperate } from './en-operate.ts';
 /**
  * English messages. This table defines the keys; nl.ts must have exactly the
@@ -138,12 +140,15 @@ export const en = {
   'error.template_invalid': 'The app template is not valid.',
   'error.compose_invalid': 'The compose file is not valid.',
   'error.path_unreachable': '{field}: Kade cannot use the folder {path}.',
+  'error.forbidden_path': '{path} cannot be given to an app: the engine socket, /etc, /proc, /sys and /boot control the host.',
   'error.read_only_setting': '{field} cannot be changed here.',
   'error.disk_full': 'There is not enough disk space.',
   'error.internal': 'Kade hit an internal error. The server log has the details.',
   ...enAdmin,
   ...enCatalogue,
+  ...enConfigure,
   ...enOperate,
+  ...enApp,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -69,4 +69,5 @@ export const nlOperate = {
   'jobview.interrupted': 'Onderbroken door een herstart van Kade',
   'jobview.log': 'Log: {label}',
   'jobview.no_log': 'Nog geen uitvoer.',
+  'error.db_password_failed': 'Het databasewachtwoord van {user} in {service} kon niet worden gewijzigd, dus de wijziging is niet doorgevoerd.',
 };

@@ -1,6 +1,8 @@
 import type { MessageKey } from './en.ts';
 import { nlAdmin } from './nl-admin.ts';
+import { nlApp } from './nl-app.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
+import { nlConfigure } from './nl-configure.ts';
 import { nlOperate } from './nl-operate.ts';
 
 /** Dutch messages; typed against the English keys so neither table can miss one. */
@@ -136,10 +138,13 @@ export const nl: Record<MessageKey, string> = {
   'error.template_invalid': 'Het app-sjabloon is niet geldig.',
   'error.compose_invalid': 'Het compose-bestand is niet geldig.',
   'error.path_unreachable': '{field}: Kade kan de map {path} niet gebruiken.',
+  'error.forbidden_path': '{path} kan niet aan een app worden gegeven: de engine-socket, /etc, /proc, /sys en /boot besturen de host.',
   'error.read_only_setting': '{field} kan hier niet gewijzigd worden.',
   'error.disk_full': 'Er is niet genoeg schijfruimte.',
   'error.internal': 'Kade had een interne fout. Het serverlog heeft de details.',
   ...nlAdmin,
   ...nlCatalogue,
+  ...nlConfigure,
   ...nlOperate,
+  ...nlApp,
 };

@@ -3,6 +3,8 @@ import type { Role } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
 import type { MessageKey } from '../i18n.ts';
 import { AccountScreen } from './account/account-screen.tsx';
+import { APP_PATH } from './app/app-path.ts';
+import { AppScreen } from './app/app-screen.tsx';
 import { AppsScreen } from './apps/apps-screen.tsx';
 import { AuditScreen } from './audit/audit-screen.tsx';
 import { ContainersScreen } from './containers/containers-screen.tsx';
@@ -29,7 +31,10 @@ export interface ScreenRoute {
 }
 
 export const SCREENS: ScreenRoute[] = [
-  { path: '/apps', title: 'apps.title', nav: 'nav.apps', role: 'viewer', render: (user) => <AppsScreen user={user} /> },
+  // Exactly /apps: the app view below lives under it, and this first row must stay first (it also answers '/').
+  { path: '/apps', pattern: /^\/apps\/?$/, title: 'apps.title', nav: 'nav.apps', role: 'viewer', render: (user) => <AppsScreen user={user} /> },
+  // One app: /apps/{name}, reached from the names in the apps list; keyed so another app starts fresh.
+  { path: '/apps', pattern: APP_PATH, title: 'appview.title', role: 'viewer', render: (user, path) => <AppScreen key={path} user={user} path={path} /> },
   // The install form of one app: /store/{repo}/{app}/install; reached from the store's cards.
   { path: '/store', pattern: INSTALL_PATH, title: 'install.title', role: 'operator', render: (_user, path) => <InstallScreen path={path} /> },
   { path: '/store', title: 'store.title', nav: 'nav.store', role: 'viewer', render: (user) => <StoreScreen user={user} /> },

@@ -4,6 +4,8 @@ import type { StackAction } from '../../api.ts';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { isMessageKey, t } from '../../i18n.ts';
+import { onLinkClick } from '../../router.ts';
+import { appPath } from '../app/app-path.ts';
 import { isBusy, type TrackedJob } from './use-stack-jobs.ts';
 
 const ACTIONS: readonly StackAction[] = ['start', 'stop', 'restart'];
@@ -26,7 +28,9 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
     <li class="stack" aria-labelledby={headingId} data-status={status}>
       <div class="stack-main">
         <h2 class="stack-name" id={headingId}>
-          {name}
+          <a href={appPath(name)} onClick={onLinkClick}>
+            {name}
+          </a>
         </h2>
         <StackMeta stack={stack} />
       </div>
@@ -49,23 +53,7 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
           </a>
         )}
       </div>
-      {!broken && canOperate && (
-        <fieldset class="stack-actions">
-          <legend class="sr-only">{t('apps.actions_label', { name })}</legend>
-          {(stack.update === 'update' ? [...ACTIONS, 'update' as const] : ACTIONS).map((action) => (
-            <button
-              key={action}
-              type="button"
-              class="btn btn-small"
-              aria-label={t(action === 'update' ? 'apps.update_now_label' : `apps.${action}_label`, { name })}
-              aria-disabled={busy}
-              onClick={() => !busy && onAction(name, action)}
-            >
-              {t(action === 'update' ? 'apps.update_now' : `apps.${action}`)}
-            </button>
-          ))}
-        </fieldset>
-      )}
+      {!broken && canOperate && <StackActions stack={stack} busy={busy} onAction={onAction} />}
       {stack.warning && <p class="stack-warning">{warningText(stack.warning)}</p>}
       {!broken && (
         <div class="stack-logs">
@@ -77,6 +65,28 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
       )}
       <JobLine name={name} tracked={tracked} onDismiss={onDismiss} />
     </li>
+  );
+}
+
+/** Start, stop, restart (and update when one is waiting); shared by the apps list and the app view. */
+export function StackActions({ stack, busy, onAction }: { stack: StackT; busy: boolean; onAction: (name: string, action: StackAction) => void }) {
+  const { name } = stack;
+  return (
+    <fieldset class="stack-actions">
+      <legend class="sr-only">{t('apps.actions_label', { name })}</legend>
+      {(stack.update === 'update' ? [...ACTIONS, 'update' as const] : ACTIONS).map((action) => (
+        <button
+          key={action}
+          type="button"
+          class="btn btn-small"
+          aria-label={t(action === 'update' ? 'apps.update_now_label' : `apps.${action}_label`, { name })}
+          aria-disabled={busy}
+          onClick={() => !busy && onAction(name, action)}
+        >
+          {t(action === 'update' ? 'apps.update_now' : `apps.${action}`)}
+        </button>
+      ))}
+    </fieldset>
   );
 }
 
@@ -99,7 +109,7 @@ function StackMeta({ stack }: { stack: StackT }) {
 }
 
 /** Progress and outcome of the last action; the live region exists always so changes are announced. */
-function JobLine({ name, tracked, onDismiss }: { name: string; tracked: TrackedJob | undefined; onDismiss: (n: string) => void }) {
+export function JobLine({ name, tracked, onDismiss }: { name: string; tracked: TrackedJob | undefined; onDismiss: (n: string) => void }) {
   const dismiss = () => onDismiss(name);
   if (tracked && tracked.error !== null) {
     return (

@@ -1,0 +1,44 @@
+import type { JobT, StackDetailT } from '../../../shared/api.ts';
+import type { SnapshotT, StackCredentialsT } from '../../../shared/stack-config.ts';
+import { request } from '../../api.ts';
+
+export type { SnapshotT, StackCredentialsT, StackDetailT };
+
+/** The two files of a stack that can be edited as text. */
+export type StackFile = 'compose' | 'env';
+
+export interface FileSavedT {
+  content: string;
+  /** The id of the snapshot of the files as they were before this save. */
+  snapshot: string;
+}
+
+export interface RestoredT {
+  restored: string;
+  /** The snapshot of the files as they were just before the restore, so a restore can be undone. */
+  snapshot: string;
+}
+
+const base = (name: string) => `/api/stacks/${encodeURIComponent(name)}`;
+
+export const getStackDetail = (name: string): Promise<StackDetailT> => request<StackDetailT>('GET', base(name));
+
+export async function getStackFile(name: string, file: StackFile): Promise<string> {
+  return (await request<{ content: string }>('GET', `${base(name)}/${file}`)).content;
+}
+
+export const putStackFile = (name: string, file: StackFile, content: string): Promise<FileSavedT> =>
+  request<FileSavedT>('PUT', `${base(name)}/${file}`, { content });
+
+/** `up -d`: recreates the services whose configuration changed. */
+export async function applyStack(name: string): Promise<JobT> {
+  return (await request<{ job: JobT }>('POST', `${base(name)}/start`)).job;
+}
+
+export const listSnapshots = (name: string): Promise<SnapshotT[]> => request<SnapshotT[]>('GET', `${base(name)}/snapshots`);
+
+export const restoreSnapshot = (name: string, id: string): Promise<RestoredT> =>
+  request<RestoredT>('POST', `${base(name)}/snapshots/${encodeURIComponent(id)}/restore`);
+
+/** Written to the audit log on every call; only ever asked for on a click. */
+export const getCredentials = (name: string): Promise<StackCredentialsT> => request<StackCredentialsT>('GET', `${base(name)}/credentials`);

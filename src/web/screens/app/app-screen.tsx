@@ -1,0 +1,105 @@
+import { useCallback } from 'preact/hooks';
+import { roleAllows } from '../../../shared/roles.ts';
+import { ApiError, type UserT } from '../../api.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { usePolled } from '../../components/use-polled.ts';
+import { isMessageKey, t } from '../../i18n.ts';
+import { onLinkClick } from '../../router.ts';
+import { JobLine, StackActions } from '../apps/stack-row.tsx';
+import { isBusy, useStackJobs } from '../apps/use-stack-jobs.ts';
+import { getStackDetail, type StackDetailT } from './app-api.ts';
+import { appNameOf } from './app-path.ts';
+import { TabList, useHashTab, useVisited } from './app-tabs.tsx';
+import { ConfigureTab } from './configure/configure-tab.tsx';
+import { FilesTab } from './files-tab.tsx';
+import { OverviewTab } from './overview-tab.tsx';
+import '../apps/apps.css';
+import './app.css';
+
+/** One installed app: its status and actions on top, then Overview, Configure and Files as tabs. */
+export function AppScreen({ user, path }: { user: UserT; path: string }) {
+  const name = appNameOf(path) ?? '';
+  const fetcher = useCallback(() => getStackDetail(name), [name]);
+  const { data: stack, error, reload } = usePolled(fetcher, 5000);
+  const { byStack, run, dismiss } = useStackJobs(reload);
+  const [tab, selectTab, tabs] = useHashTab(user.role);
+  const visited = useVisited(tab);
+  const missing = error instanceof ApiError && error.code === 'not_found';
+
+  return (
+    <section class="page appview" aria-labelledby="page-title">
+      <p class="appview-back">
+        <a href="/apps" onClick={onLinkClick}>
+          <span aria-hidden="true">← </span>
+          {t('appview.back')}
+        </a>
+      </p>
+      <div class="appview-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {name}
+        </h1>
+        {stack && <StatusLine stack={stack} />}
+        {stack?.url && (
+          <a class="appview-open" href={stack.url} target="_blank" rel="noopener noreferrer" aria-label={t('apps.open_label', { name })}>
+            {t('apps.open')} <span aria-hidden="true">↗</span>
+          </a>
+        )}
+        {stack && stack.status !== 'missing_compose' && roleAllows(user.role, 'operator') && (
+          <StackActions stack={stack} busy={isBusy(byStack[name])} onAction={(n, action) => void run(n, action)} />
+        )}
+      </div>
+      {stack && <MetaLine stack={stack} />}
+      <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
+      {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
+      <ErrorMessage error={error} />
+      {stack === null && !error && (
+        <p class="muted" role="status">
+          {t('appview.loading')}
+        </p>
+      )}
+      {stack && !missing && (
+        <>
+          <TabList tabs={tabs} current={tab} visited={visited} onSelect={selectTab} />
+          {/* A tab is mounted on its first visit and then only hidden, so unsaved edits survive a look at another tab. */}
+          {tabs
+            .filter((k) => visited.has(k))
+            .map((k) => (
+              <div key={k} class="appview-panel" role="tabpanel" id={`appview-panel-${k}`} aria-labelledby={`appview-tab-${k}`} hidden={k !== tab}>
+                {k === 'overview' && <OverviewTab stack={stack} user={user} />}
+                {k === 'configure' && <ConfigureTab name={name} user={user} />}
+                {k === 'files' && <FilesTab name={name} user={user} />}
+              </div>
+            ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+function StatusLine({ stack }: { stack: StackDetailT }) {
+  const { status } = stack;
+  return (
+    <p class="stack-status appview-status">
+      <span class={`dot dot-${status}`} aria-hidden="true" />
+      <span class="sr-only">{t('apps.status_label')}: </span>
+      <span>{t(`status.${status}`)}</span>
+    </p>
+  );
+}
+
+/** Where the app came from, and a warning about its folder when there is one. */
+function MetaLine({ stack }: { stack: StackDetailT }) {
+  const parts: string[] = [t('apps.services', { count: stack.services.length })];
+  if (stack.source) parts.push(t('apps.source', { repo: stack.source.repo, app: stack.source.app }));
+  if (stack.adopted) parts.push(t('apps.adopted'));
+  const warningKey = stack.warning ? `stack.warning.${stack.warning}` : '';
+  return (
+    <>
+      <p class="stack-meta appview-meta">
+        {parts.join(' · ')}
+        {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
+      </p>
+      {stack.warning && <p class="stack-warning">{isMessageKey(warningKey) ? t(warningKey) : stack.warning}</p>}
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+import type { JobT, StackDetailT } from '../../../../shared/api.ts';
+import type { DeviceT } from '../../../../shared/host.ts';
+import type { PathCheckT } from '../../../../shared/settings.ts';
+import type { ImageTagsT, ReconfigureRequestT, StackConfigT } from '../../../../shared/stack-config.ts';
+import { request } from '../../../api.ts';
+
+export type { DeviceT, ImageTagsT, PathCheckT, StackConfigT };
+
+const seg = encodeURIComponent;
+
+/** The form schema of the app's template, the stored values and the extras per service. */
+export const getStackConfig = (name: string): Promise<StackConfigT> => request<StackConfigT>('GET', `/api/stacks/${seg(name)}/config`);
+
+/** Starts the reconfigure job; the server snapshots the stack first and restores it when the job fails. */
+export async function reconfigure(name: string, body: ReconfigureRequestT): Promise<JobT> {
+  const a = await request<{ job: JobT }>('POST', `/api/stacks/${seg(name)}/reconfigure`, body);
+  return a.job;
+}
+
+export const getImageTags = (name: string, service: string): Promise<ImageTagsT> =>
+  request<ImageTagsT>('GET', `/api/stacks/${seg(name)}/services/${seg(service)}/tags`);
+
+export const checkHostPath = (path: string): Promise<PathCheckT> => request<PathCheckT>('GET', `/api/paths/check?${new URLSearchParams({ path }).toString()}`);
+
+export const listDevices = (): Promise<DeviceT[]> => request<DeviceT[]>('GET', '/api/devices');
+
+/** The app with its containers, for the image each service runs now. */
+export const getStackDetail = (name: string): Promise<StackDetailT> => request<StackDetailT>('GET', `/api/stacks/${seg(name)}`);
+
+/** Per service, the image its running container was started from. */
+export function runningImages(detail: StackDetailT): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const c of detail.containers) if (c.service && c.state === 'running' && out[c.service] === undefined) out[c.service] = c.image;
+  return out;
+}

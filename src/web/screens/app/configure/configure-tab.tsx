@@ -1,0 +1,119 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { JobT, StackT } from '../../../../shared/api.ts';
+import { roleAllows } from '../../../../shared/roles.ts';
+import { listStacks, type UserT } from '../../../api.ts';
+import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
+import { JobProgress } from '../../../components/job-progress.tsx';
+import { t, useLang } from '../../../i18n.ts';
+import { type DeviceT, getStackConfig, getStackDetail, listDevices, runningImages, type StackConfigT } from './configure-api.ts';
+import { ConfigureForm } from './configure-form.tsx';
+import { NoForm, TemplateSource } from './template-source.tsx';
+import '../../install/install.css';
+import './configure.css';
+
+type Run = { job: JobT; ended: JobT | null };
+
+/** The Configure tab of an app: the template's form with the stored values and the extras, applied by a job. */
+export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
+  useLang();
+  const allowed = roleAllows(user.role, 'operator');
+  const [config, setConfig] = useState<StackConfigT | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  // Bumped on every load and reset, so the form starts again from the stored values.
+  const [generation, setGeneration] = useState(0);
+  const [stacks, setStacks] = useState<StackT[]>([]);
+  const [devices, setDevices] = useState<DeviceT[] | null>(null);
+  // What each service runs now; null while unknown (the form then shows the compose file's image).
+  const [running, setRunning] = useState<Record<string, string> | null>(null);
+  const [run, setRun] = useState<Run | null>(null);
+
+  const load = () => {
+    getStackDetail(name).then(
+      (d) => setRunning(runningImages(d)),
+      () => setRunning(null),
+    );
+    return getStackConfig(name).then(
+      (c) => {
+        setConfig(c);
+        setError(null);
+        setGeneration((g) => g + 1);
+      },
+      (e: unknown) => setError(e),
+    );
+  };
+
+  useEffect(() => {
+    if (!allowed) return;
+    setConfig(null);
+    setRun(null);
+    void load();
+    // Both only help (connect choices, device suggestions); the form works without them.
+    listStacks().then(setStacks, () => setStacks([]));
+    listDevices().then(setDevices, () => setDevices(null));
+  }, [name, allowed]);
+
+  if (!allowed) return <p class="muted configure-denied">{t('configure.need_operator')}</p>;
+
+  const jobRunning = run !== null && run.ended === null;
+  const onEnd = (ended: JobT) => {
+    setRun((r) => (r ? { ...r, ended } : r));
+    if (ended.state === 'succeeded') void load();
+  };
+  const instances = (app: string) => stacks.filter((s) => s.source?.app === app).map((s) => ({ name: s.name }));
+  return (
+    <div class="configure">
+      <ErrorMessage error={error} />
+      {config === null && !error && (
+        <p class="muted" role="status">
+          {t('configure.loading')}
+        </p>
+      )}
+      {config && <TemplateSource config={config} />}
+      {config && config.schema === null && <NoForm config={config} />}
+      {run && <RunPanel key={run.job.id} run={run} name={name} onEnd={onEnd} />}
+      {config?.schema && (
+        // Hidden, not unmounted, while the job runs: after a failure the user's changes are still there to retry.
+        <div hidden={jobRunning}>
+          <ConfigureForm
+            key={generation}
+            stack={name}
+            config={{ ...config, schema: config.schema }}
+            instances={instances}
+            devices={devices}
+            running={running}
+            onStarted={(job) => setRun({ job, ended: null })}
+            onReset={() => setGeneration((g) => g + 1)}
+          />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The reconfigure job as it runs, and how it ended: applied, or failed with the old state put back. */
+function RunPanel({ run, name, onEnd }: { run: Run; name: string; onEnd: (j: JobT) => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const { ended } = run;
+  const ok = ended?.state === 'succeeded';
+  return (
+    <section class="card configure-run" aria-labelledby={`configure-run-${run.job.id}`}>
+      <h2 id={`configure-run-${run.job.id}`} ref={heading} tabIndex={-1}>
+        {!ended ? t('configure.job_heading', { name }) : ok ? t('configure.job_heading_done', { name }) : t('configure.job_heading_failed', { name })}
+      </h2>
+      <JobProgress job={run.job} label={t('configure.job_label', { name })} onEnd={onEnd} />
+      {ok && (
+        <p class="configure-done" role="status">
+          <span aria-hidden="true">✓ </span>
+          {t('configure.done', { name })}
+        </p>
+      )}
+      {ended && !ok && (
+        <AlertBox>
+          <p>{t('configure.failed', { error: ended.error ?? t('configure.failed_unknown') })}</p>
+          <p>{t('configure.restored')}</p>
+        </AlertBox>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,198 @@
+import { useEffect, useId, useState } from 'preact/hooks';
+import type { JobT } from '../../../shared/api.ts';
+import { ApiError } from '../../api.ts';
+import { AlertBox, ErrorMessage, errorDetail, errorText } from '../../components/error-message.tsx';
+import { JobProgress } from '../../components/job-progress.tsx';
+import { t } from '../../i18n.ts';
+import { applyStack, getStackFile, putStackFile, type StackFile } from './app-api.ts';
+import { lineCount } from './app-path.ts';
+
+type Result =
+  | { kind: 'idle' }
+  | { kind: 'saving'; apply: boolean }
+  /** Saved; `job` is the apply that followed, `applyError` its refusal. */
+  | { kind: 'saved'; snapshot: string; job: JobT | null; applyError: unknown }
+  /** `sent`: the text the server refused, to tell which kind of bad line it named. */
+  | { kind: 'refused'; error: unknown; sent: string };
+
+interface Props {
+  name: string;
+  file: StackFile;
+  editable: boolean;
+  /** After every successful save, so the snapshot list can show the new snapshot. */
+  onSaved: () => void;
+}
+
+/** One stack file as text: admins edit and save (and apply), other roles read. */
+export function FileEditor({ name, file, editable, onSaved }: Props) {
+  const id = useId();
+  const [original, setOriginal] = useState<string | null>(null);
+  const [text, setText] = useState('');
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [result, setResult] = useState<Result>({ kind: 'idle' });
+
+  useEffect(() => {
+    let alive = true;
+    getStackFile(name, file).then(
+      (content) => {
+        if (!alive) return;
+        setOriginal(content);
+        setText(content);
+      },
+      (e: unknown) => alive && setLoadError(e),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [name, file]);
+
+  const dirty = original !== null && text !== original;
+  const busy = result.kind === 'saving' || (result.kind === 'saved' && result.job !== null && !ended(result.job));
+
+  const save = async (apply: boolean) => {
+    if (!dirty || busy) return;
+    setResult({ kind: 'saving', apply });
+    let snapshot: string;
+    try {
+      const saved = await putStackFile(name, file, text);
+      setOriginal(saved.content);
+      setText(saved.content);
+      snapshot = saved.snapshot;
+    } catch (error) {
+      setResult({ kind: 'refused', error, sent: text });
+      return;
+    }
+    onSaved();
+    if (!apply) return setResult({ kind: 'saved', snapshot, job: null, applyError: null });
+    try {
+      setResult({ kind: 'saved', snapshot, job: await applyStack(name), applyError: null });
+    } catch (applyError) {
+      setResult({ kind: 'saved', snapshot, job: null, applyError });
+    }
+  };
+
+  // Back to the saved text; a refusal of the discarded text no longer applies.
+  const revert = () => {
+    if (original === null) return;
+    setText(original);
+    if (result.kind === 'refused') setResult({ kind: 'idle' });
+  };
+
+  const title = t(`appview.file.${file}.title`);
+  const refused = result.kind === 'refused';
+  return (
+    <section class="card appview-card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <p class="muted small" id={`${id}-hint`}>
+        {t(`appview.file.${file}.hint`)} {editable ? t('appview.file.not_applied') : t('appview.file.read_only')}
+      </p>
+      <ErrorMessage error={loadError} />
+      {original === null && !loadError && (
+        <p class="muted" role="status">
+          {t('appview.file.loading')}
+        </p>
+      )}
+      {original !== null && (
+        <>
+          <label class="sr-only" for={`${id}-text`}>
+            {title}
+          </label>
+          <textarea
+            id={`${id}-text`}
+            class="appview-code"
+            value={text}
+            readOnly={!editable}
+            rows={Math.min(Math.max(lineCount(text) + 1, 6), 28)}
+            wrap="off"
+            spellcheck={false}
+            autocapitalize="off"
+            autocomplete="off"
+            aria-invalid={refused ? 'true' : undefined}
+            aria-describedby={`${id}-hint ${id}-count`}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+          <p class="appview-editor-bar">
+            <span class="muted small" id={`${id}-count`}>
+              {t('appview.file.lines', { count: lineCount(text) })}
+              {dirty && <strong class="appview-dirty"> · {t('appview.file.unsaved')}</strong>}
+            </span>
+            {editable && (
+              <span class="appview-editor-buttons">
+                {dirty && (
+                  <button type="button" class="btn btn-small btn-quiet" onClick={revert}>
+                    {t('appview.file.revert')}
+                  </button>
+                )}
+                <button type="button" class="btn btn-small" aria-disabled={!dirty || busy} onClick={() => void save(false)}>
+                  {result.kind === 'saving' && !result.apply ? t('appview.file.saving') : t('appview.file.save')}
+                </button>
+                <button type="button" class="btn btn-small btn-primary" aria-disabled={!dirty || busy} onClick={() => void save(true)}>
+                  {result.kind === 'saving' && result.apply ? t('appview.file.saving') : t('appview.file.save_apply')}
+                </button>
+              </span>
+            )}
+          </p>
+          <SaveOutcome
+            name={name}
+            file={file}
+            result={result}
+            onJobEnd={(j) => setResult((r) => (r.kind === 'saved' && r.job?.id === j.id ? { ...r, job: j } : r))}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+const ended = (j: JobT) => j.state === 'succeeded' || j.state === 'failed' || j.state === 'interrupted';
+
+function SaveOutcome({ name, file, result, onJobEnd }: { name: string; file: StackFile; result: Result; onJobEnd: (j: JobT) => void }) {
+  if (result.kind === 'refused') return <Refusal file={file} error={result.error} sent={result.sent} />;
+  return (
+    <>
+      <p role="status" class={result.kind === 'saved' ? 'appview-ok' : 'sr-only'}>
+        {result.kind === 'saved' ? t('appview.file.saved', { snapshot: result.snapshot }) : ''}
+      </p>
+      {result.kind === 'saved' && result.applyError !== null && (
+        <AlertBox>
+          <p>
+            <strong>{t('appview.file.apply_refused')}</strong> {errorText(result.applyError)}
+          </p>
+        </AlertBox>
+      )}
+      {result.kind === 'saved' && result.job && (
+        <JobProgress key={result.job.id} job={result.job} label={t('appview.file.applying', { name })} onEnd={onJobEnd} />
+      )}
+    </>
+  );
+}
+
+/**
+ * The translated reason of a refusal. The server names a bad line by number: in `.env` a line without
+ * `=` or with an invalid name (the sent text tells which), in the compose file a YAML error.
+ */
+function refusalText(file: StackFile, error: unknown, sent: string): string {
+  const line = error instanceof ApiError ? error.params.line : undefined;
+  if (line === undefined || !(error instanceof ApiError)) return errorText(error);
+  if (file === 'env' && error.code === 'validation') {
+    const text = sent.split('\n')[Number(line) - 1] ?? '';
+    return text.includes('=') ? t('appview.env.bad_name', { line: String(line) }) : t('appview.env.bad_line', { line: String(line) });
+  }
+  if (file === 'compose' && error.code === 'compose_invalid') return t('appview.compose.bad_line', { line: String(line) });
+  return errorText(error);
+}
+
+/** Why the server refused the save, never shown as a success; the server's own words under it. */
+function Refusal({ file, error, sent }: { file: StackFile; error: unknown; sent: string }) {
+  // A named `.env` line says it all; the YAML parser's own words still help with a compose file.
+  const lineNamed = file === 'env' && error instanceof ApiError && error.params.line !== undefined;
+  const detail = lineNamed ? null : errorDetail(error);
+  return (
+    <AlertBox>
+      <p>
+        <strong>{t('appview.file.not_saved')}</strong> {refusalText(file, error, sent)}
+      </p>
+      {detail && <p class="error-detail">{t('error.details', { detail })}</p>}
+    </AlertBox>
+  );
+}

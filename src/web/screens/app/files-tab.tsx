@@ -1,0 +1,63 @@
+import { useState } from 'preact/hooks';
+import type { JobT } from '../../../shared/api.ts';
+import { roleAllows } from '../../../shared/roles.ts';
+import type { UserT } from '../../api.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { JobProgress } from '../../components/job-progress.tsx';
+import { t } from '../../i18n.ts';
+import { applyStack } from './app-api.ts';
+import { FileEditor } from './file-editor.tsx';
+import { SnapshotsPanel } from './snapshots-panel.tsx';
+
+/** The compose file for everyone to read, `.env` for admins, and the snapshots of both. */
+export function FilesTab({ name, user }: { name: string; user: UserT }) {
+  const admin = roleAllows(user.role, 'admin');
+  // `saves` makes the snapshot list read again; `restores` also reloads the editors with the restored text.
+  const [saves, setSaves] = useState(0);
+  const [restores, setRestores] = useState(0);
+  const saved = () => setSaves((n) => n + 1);
+  return (
+    <div class="appview-stack">
+      <FileEditor key={`compose-${restores}`} name={name} file="compose" editable={admin} onSaved={saved} />
+      {admin && <FileEditor key={`env-${restores}`} name={name} file="env" editable onSaved={saved} />}
+      {roleAllows(user.role, 'operator') && (
+        <SnapshotsPanel name={name} canRestore={admin} refresh={saves + restores} onRestored={() => setRestores((n) => n + 1)} />
+      )}
+      {admin && restores > 0 && <ApplyRestored key={restores} name={name} />}
+    </div>
+  );
+}
+
+/** A restore changes only the files; this runs them, like "Save and apply" does after an edit. */
+function ApplyRestored({ name }: { name: string }) {
+  const [job, setJob] = useState<JobT | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const apply = async () => {
+    if (busy || job) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setJob(await applyStack(name));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card appview-card" aria-labelledby="appview-apply">
+      <h2 id="appview-apply">{t('appview.apply.title')}</h2>
+      <p class="muted small">{t('appview.apply.hint')}</p>
+      {!job && (
+        <p>
+          <button type="button" class="btn btn-primary" aria-disabled={busy} onClick={() => void apply()}>
+            {t('appview.apply.button')}
+          </button>
+        </p>
+      )}
+      <ErrorMessage error={error} />
+      {job && <JobProgress job={job} label={t('appview.file.applying', { name })} />}
+    </section>
+  );
+}
