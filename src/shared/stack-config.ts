@@ -50,7 +50,9 @@ export const StackConfig = z.object({
   services: z.array(
     z.object({
       name: z.string(),
+      /** The image the compose file names now (with a chosen tag applied). */
       image: z.string().nullable(),
+      /** The chosen tag; null when the template's tag is kept. */
       tag: z.string().nullable(),
       volumes: z.array(ExtraVolume),
       devices: z.array(z.string()),
@@ -75,7 +77,7 @@ export const ImageTags = z.object({
   tags: z.array(z.string()),
   /** Where the tags came from: the registry's tag list, or the engine's local images when the registry cannot be asked. */
   source: z.enum(['registry', 'local']),
-  /** Why the registry could not be asked, when source is local. */
+  /** Why the registry could not be asked (source local), or that its list was cut short. */
   note: z.string().nullable(),
 });
 

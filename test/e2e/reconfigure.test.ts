@@ -12,7 +12,7 @@ import { requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addInstalledStack, writeBulkRepo } from './store-helpers.ts';
-import { hasAttr, hasText, launchBrowser, openPage, removeStackContainers, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
+import { hasAttr, hasText, isFocused, launchBrowser, openPage, removeStackContainers, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // The Configure tab of an installed app (issue 5): the install form again, filled with the stored
 // values, plus the extras per service; applied by a job on the real engine, checked through the API.
@@ -24,6 +24,8 @@ const SECRET = 'first-admin-secret-value';
 // Stack folders only (never started): one from a repo written for an older Kade, one whose repo is gone.
 const OLD = `kadetest-recfg-old-${randomBytes(3).toString('hex')}`;
 const GONE = `kadetest-recfg-gone-${randomBytes(3).toString('hex')}`;
+// From the examples: groups with a toggle and advanced fields, with no values stored.
+const GITEA = `kadetest-recfg-gitea-${randomBytes(3).toString('hex')}`;
 
 let git: GitServer;
 let server: TestServer;
@@ -65,9 +67,12 @@ before(async () => {
   api = new ApiClient(server.url);
   await api.loginAs('admin', PW);
   await api.post('/api/wizard/complete');
-  const added = await api.post<{ id: string; job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
+  const added = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
   assert.equal(added.status, 202, JSON.stringify(added.body));
   assert.equal((await api.waitJob(added.body.job.id)).state, 'succeeded');
+  await git.addRepo('examples', 'examples', { branch: 'main' });
+  const ex = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Examples', url: git.url('examples'), branch: 'main', subdirectory: 'apps' });
+  assert.equal((await api.waitJob(ex.body.job.id)).state, 'succeeded');
   oldDir = mkdtempSync(join(tmpdir(), 'kade-e2e-old-'));
   writeBulkRepo(oldDir, 1);
   await git.addRepo('old', oldDir, { branch: 'main' });
@@ -78,6 +83,7 @@ before(async () => {
   const repo = repoId('Basic');
   addInstalledStack(server.baseDir, OLD, repoId('Old'), 'bulk-001');
   addInstalledStack(server.baseDir, GONE, 'gone-repo', 'gone');
+  addInstalledStack(server.baseDir, GITEA, repoId('Examples'), 'gitea');
   const inst = await api.post<{ job: { id: string } }>('/api/store/install', {
     repo,
     app: 'hello',
@@ -130,6 +136,8 @@ describe('reconfigure an installed app', () => {
     // An admin sees the stored secret (hidden until shown), like in the install form.
     assert.equal(await form().locator('[name="admin_password"]').inputValue(), SECRET);
     await hasAttr(form().locator('[name="admin_password"]'), 'type', 'password');
+    // The app's own container holds its port; that is not a conflict.
+    await hasText(form().locator('.port-check'), /^Port \d+ is in use by this app itself, so it keeps it\.$/);
     await visible(service('web').getByText('kade-test/busybox:1', { exact: true }));
     await visible(service('web').getByText('No extra folders.'));
     await shoot(page, 'reconfigure-start');
@@ -141,6 +149,7 @@ describe('reconfigure an installed app', () => {
     await apply();
     await hasText(form().locator('[role="alert"]').first(), 'Fill in the required fields: Message.');
     await hasAttr(message, 'aria-invalid', 'true');
+    await isFocused(message);
     await visible(form().getByText('This field is required.'));
     await shoot(page, 'reconfigure-required');
     await message.fill('second message');
@@ -158,6 +167,18 @@ describe('reconfigure an installed app', () => {
     await visible(service('web').getByText(/^\/etc lies in \/etc, \/proc, \/sys or \/boot/));
     await shoot(page, 'reconfigure-forbidden');
     assert.equal((await config()).services[0]?.volumes.length, 0);
+  });
+
+  test('a device that is not a path under /dev is marked before anything is sent', async () => {
+    await service('web').getByRole('button', { name: 'Add a device' }).click();
+    const device = service('web').getByLabel('Device 1', { exact: true });
+    await isFocused(device);
+    await device.fill('ttyUSB0');
+    await apply();
+    await hasAttr(device, 'aria-invalid', 'true');
+    await visible(service('web').getByText('A device path under /dev/, e.g. /dev/ttyUSB0.'));
+    await service('web').getByRole('button', { name: 'Remove device 1' }).click();
+    await visible(service('web').getByText('No devices.'));
   });
 
   test('the version list comes from the host’s images when the registry cannot be asked', async () => {
@@ -208,7 +229,9 @@ describe('reconfigure an installed app', () => {
       await apply();
       await hasText(page.locator('.job-progress-state'), /^Failed/, 120_000);
       await visible(page.getByRole('heading', { name: `The changes to ${STACK} failed`, level: 2 }));
-      await visible(page.locator('.configure-run [role="alert"]').getByText(/^Applying failed: /));
+      // The job's own reason is in its state line and log; the panel adds what became of the app.
+      await hasText(page.locator('.configure-run .job-progress-state'), /^Failed: compose up of .+ failed/s);
+      await visible(page.locator('.configure-run [role="alert"]').getByText('The changes could not be applied; the reason is shown above and in the log.'));
       await visible(page.getByText('Kade put the previous files back, so the app runs as before. Your changes are still in the form below.'));
       // The form keeps what was typed, for another try.
       assert.equal(await form().getByLabel('Web port', { exact: true }).inputValue(), String(taken));
@@ -240,6 +263,14 @@ describe('reconfigure an installed app', () => {
       assert.equal(await op.locator('form.configure-form [name="admin_password"]').count(), 0);
       await visible(op.getByRole('button', { name: 'Nieuwe waarde invullen voor Beheerderswachtwoord' }));
       await shoot(op, 'reconfigure-nl-operator');
+      // A new value can be typed, and the form can go back to keeping the stored one.
+      await op.getByRole('button', { name: 'Nieuwe waarde invullen voor Beheerderswachtwoord' }).click();
+      await isFocused(op.locator('form.configure-form [name="admin_password"]'));
+      assert.equal(await op.locator('form.configure-form [name="admin_password"]').inputValue(), '');
+      await visible(op.getByRole('button', { name: 'Beheerderswachtwoord genereren' }));
+      await op.getByRole('button', { name: 'Huidige waarde van Beheerderswachtwoord behouden' }).click();
+      await visible(op.getByText('Blijft ongewijzigd (voor jou verborgen)'));
+      assert.equal(await op.locator('form.configure-form [name="admin_password"]').count(), 0);
       await op.getByLabel('Bericht', { exact: true }).fill('derde bericht');
       await apply(op);
       await hasText(op.locator('.job-progress-state'), 'Klaar', 120_000);
@@ -272,6 +303,28 @@ describe('reconfigure an installed app', () => {
     await page.goto(`${server.url}/apps/${GONE}#configure`);
     await visible(page.getByRole('heading', { name: 'No settings form', level: 2 }));
     await shoot(page, 'reconfigure-no-form');
+  });
+
+  test('groups with their switch, advanced settings behind one switch, and every empty required field named', async () => {
+    await page.goto(`${server.url}/apps/${GITEA}#configure`);
+    await visible(page.getByRole('heading', { name: 'E-mail', level: 3 }));
+    await visible(form().getByText('Switched off: these settings are not used and need not be filled in.'));
+    const advanced = form().getByRole('switch', { name: 'Show advanced settings (3)' });
+    assert.equal(await advanced.isChecked(), false);
+    assert.equal(await form().locator('[name="puid"]').count(), 0);
+    await advanced.check();
+    await visible(form().locator('[name="puid"]'));
+    await advanced.uncheck();
+    const mail = form().getByRole('switch', { name: 'Use E-mail' });
+    await mail.check();
+    await apply();
+    await hasText(form().locator('[role="alert"]').first(), 'Fill in the required fields: Web port, SSH port, Data folder, SMTP server, Sender address.');
+    await isFocused(form().getByLabel('Web port', { exact: true }));
+    await hasAttr(form().getByLabel('SMTP server'), 'aria-invalid', 'true');
+    await shoot(page, 'reconfigure-groups');
+    // Switched off, the group's fields no longer count.
+    await mail.uncheck();
+    await hasText(form().locator('[role="alert"]').first(), 'Fill in the required fields: Web port, SSH port, Data folder.');
   });
 
   test('no script errors or CSP violations along the way', () => {

@@ -96,8 +96,9 @@ test('install of board (web + PostgreSQL) and the config answer with stored valu
   assert.equal(cfg.body.schema.template.name, 'Board');
   assert.equal(cfg.body.repo_status.outdated, false);
   assert.deepEqual(
-    cfg.body.services.map((s: { name: string; tag: string }) => `${s.name}:${s.tag}`),
-    ['web:1', 'db:15'],
+    cfg.body.services.map((s: { name: string; image: string; tag: string | null }) => `${s.name}:${s.image}:${s.tag}`),
+    ['web:kade-test/busybox:1:null', 'db:kade-test/postgres:15:null'],
+    'no tag chosen yet: the template tags',
   );
   const meta = readFileSync(join(stackDir(PG), '.svc.json'), 'utf8');
   assert.ok(!meta.includes('pg-old-1'), '.svc.json holds no secret');
@@ -120,7 +121,10 @@ test('a reconfigure with a tag, an extra read-only folder and a shared network a
     services: { web: { tag: '2', volumes: [{ host: extra, container: '/media', read_only: true }] } },
   });
   assert.equal(j.state, 'succeeded', j.log.join('\n'));
-  assert.ok(j.log.some((l) => /snapshot .* taken/.test(l)), 'snapshot first');
+  assert.ok(
+    j.log.some((l) => /snapshot .* taken/.test(l)),
+    'snapshot first',
+  );
 
   j = await job('POST', `/api/stacks/${PG}/reconfigure`, { values: { title: 'Third' } });
   assert.equal(j.state, 'succeeded', j.log.join('\n'));
@@ -184,7 +188,10 @@ test('a reconfigure whose compose is invalid is rolled back byte for byte and th
   const j = await job('POST', `/api/stacks/${PG}/reconfigure`, { values: { title: 'Broken', cpus: 'many' } });
   assert.equal(j.state, 'failed', j.log.join('\n'));
   assert.match(j.error ?? '', /not valid/);
-  assert.ok(j.log.some((l) => /restored snapshot/.test(l)), j.log.join('\n'));
+  assert.ok(
+    j.log.some((l) => /restored snapshot/.test(l)),
+    j.log.join('\n'),
+  );
   assert.deepEqual(files(PG), beforeFiles, 'compose, .env and .svc.json are as they were');
   assert.equal((await containerOf(PG, 'web')).state, 'running');
 });
@@ -217,7 +224,12 @@ test('when the password change fails (database paused) the whole change is abort
 });
 
 test('MariaDB: the user and root passwords change inside the running database; a forced failure restores', async () => {
-  let j = await job('POST', '/api/store/install', { repo: 'configure', app: 'mariaboard', name: MARIA, values: { db_password: 'm-old-1', db_root_password: 'r-old-1' } });
+  let j = await job('POST', '/api/store/install', {
+    repo: 'configure',
+    app: 'mariaboard',
+    name: MARIA,
+    values: { db_password: 'm-old-1', db_root_password: 'r-old-1' },
+  });
   assert.equal(j.state, 'succeeded', j.log.join('\n'));
   await until(() => mariaLogin('board', 'm-old-1'), 'MariaDB login with the install password');
 

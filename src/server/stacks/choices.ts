@@ -85,14 +85,6 @@ export function withTag(image: string, tag: string): string {
   return `${repo}:${tag}`;
 }
 
-/** The tag of an image reference, or null (digest pin or none). */
-export function tagOf(image: string): string | null {
-  if (image.includes('@')) return null;
-  const slash = image.lastIndexOf('/');
-  const colon = image.lastIndexOf(':');
-  return colon > slash ? image.slice(colon + 1) : 'latest';
-}
-
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -13,7 +13,7 @@ import type { ComposeProject } from '../engine/compose.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
-import { applyChoices, checkChoices, tagOf } from './choices.ts';
+import { applyChoices, checkChoices } from './choices.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
 import { mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
@@ -100,7 +100,7 @@ export function createReconfigure(c: StackContext) {
       return {
         name: svc,
         image,
-        tag: choice.tag ?? (image ? tagOf(image) : null),
+        tag: choice.tag ?? null,
         volumes: choice.volumes ?? [],
         devices: choice.devices ?? [],
         shared_network: choice.shared_network ?? false,

@@ -34,7 +34,8 @@ export const enConfigure = {
   'configure.secret_kept': 'Kept unchanged (hidden from you)',
   'configure.secret_replace': 'Type a new value',
   'configure.secret_replace_label': 'Type a new value for {label}',
-  'configure.secret_keep': 'Keep the current {label}',
+  'configure.secret_keep': 'Keep the current value',
+  'configure.secret_keep_label': 'Keep the current value of {label}',
 
   'configure.services': 'Services',
   'configure.services_intro': 'Per service: the version to run, extra folders of the host and devices. These choices stay when the template is rendered again.',
@@ -76,6 +77,7 @@ export const enConfigure = {
   'configure.path_read_only': 'not writable for Kade',
   'configure.path_inside': 'inside {base}',
   'configure.path_outside': 'outside {base}',
+  'configure.port_own': 'Port {port} is in use by this app itself, so it keeps it.',
   'configure.path_absolute': 'An absolute path other than /, without : or ,',
   'configure.device_path': 'A device path under /dev/, e.g. /dev/ttyUSB0.',
 
@@ -107,7 +109,6 @@ export const enConfigure = {
   'configure.job_heading_failed': 'The changes to {name} failed',
   'configure.job_label': 'Reconfigure {name}',
   'configure.done': '{name} runs with the new settings.',
-  'configure.failed': 'Applying failed: {error}',
-  'configure.failed_unknown': 'the job ended without a reason',
+  'configure.failed': 'The changes could not be applied; the reason is shown above and in the log.',
   'configure.restored': 'Kade put the previous files back, so the app runs as before. Your changes are still in the form below.',
 } as const;

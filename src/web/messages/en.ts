@@ -1,4 +1,5 @@
 import { enAdmin } from './en-admin.ts';
+import { enAdopt } from './en-adopt.ts';
 import { enApp } from './en-app.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
@@ -149,6 +150,7 @@ export const en = {
   ...enConfigure,
   ...enOperate,
   ...enApp,
+  ...enAdopt,
 } as const;
 
 export type MessageKey = keyof typeof en;

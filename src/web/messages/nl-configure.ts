@@ -35,11 +35,12 @@ export const nlConfigure = {
   'configure.secret_kept': 'Blijft ongewijzigd (voor jou verborgen)',
   'configure.secret_replace': 'Nieuwe waarde invullen',
   'configure.secret_replace_label': 'Nieuwe waarde invullen voor {label}',
-  'configure.secret_keep': 'Huidige {label} behouden',
+  'configure.secret_keep': 'Huidige waarde behouden',
+  'configure.secret_keep_label': 'Huidige waarde van {label} behouden',
 
-  'configure.services': 'Services',
+  'configure.services': 'Diensten',
   'configure.services_intro':
-    'Per service: de versie die draait, extra mappen van de host en apparaten. Deze keuzes blijven staan als het sjabloon opnieuw wordt toegepast.',
+    'Per dienst: de versie die draait, extra mappen van de host en apparaten. Deze keuzes blijven staan als het sjabloon opnieuw wordt toegepast.',
   'configure.image': 'Draait',
   'configure.image_stopped': 'Draait niet; het compose-bestand noemt',
   'configure.image_compose': 'Image',
@@ -78,6 +79,7 @@ export const nlConfigure = {
   'configure.path_read_only': 'niet schrijfbaar voor Kade',
   'configure.path_inside': 'binnen {base}',
   'configure.path_outside': 'buiten {base}',
+  'configure.port_own': 'Poort {port} is in gebruik door deze app zelf, dus die houdt hem.',
   'configure.path_absolute': 'Een absoluut pad anders dan /, zonder : of ,',
   'configure.device_path': 'Een apparaatpad onder /dev/, bijvoorbeeld /dev/ttyUSB0.',
 
@@ -109,7 +111,6 @@ export const nlConfigure = {
   'configure.job_heading_failed': 'De wijzigingen aan {name} zijn mislukt',
   'configure.job_label': '{name} opnieuw configureren',
   'configure.done': '{name} draait met de nieuwe instellingen.',
-  'configure.failed': 'Toepassen mislukt: {error}',
-  'configure.failed_unknown': 'de taak eindigde zonder reden',
+  'configure.failed': 'De wijzigingen konden niet worden toegepast; de reden staat hierboven en in het logboek.',
   'configure.restored': 'Kade heeft de vorige bestanden teruggezet, dus de app draait zoals eerst. Je wijzigingen staan nog in het formulier hieronder.',
 };

@@ -1,5 +1,6 @@
 import type { MessageKey } from './en.ts';
 import { nlAdmin } from './nl-admin.ts';
+import { nlAdopt } from './nl-adopt.ts';
 import { nlApp } from './nl-app.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
@@ -147,4 +148,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlConfigure,
   ...nlOperate,
   ...nlApp,
+  ...nlAdopt,
 };

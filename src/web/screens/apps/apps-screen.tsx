@@ -2,6 +2,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatTime, t } from '../../i18n.ts';
+import { AdoptPanel, AdoptToggle, useAdoptPanel } from './adopt/adopt-panel.tsx';
 import { StackRow } from './stack-row.tsx';
 import { useStackJobs } from './use-stack-jobs.ts';
 import { useStacks } from './use-stacks.ts';
@@ -13,6 +14,7 @@ export function AppsScreen({ user }: { user: UserT }) {
   const { byStack, run, dismiss } = useStackJobs(reload);
   // Viewers may look but not act; hiding the buttons is kinder than a refusal after every click.
   const canOperate = roleAllows(user.role, 'operator');
+  const adopt = useAdoptPanel(reload);
 
   return (
     <section class="page" aria-labelledby="page-title">
@@ -25,8 +27,10 @@ export function AppsScreen({ user }: { user: UserT }) {
           <button type="button" class="btn btn-small" onClick={reload}>
             {t('apps.refresh')}
           </button>
+          {canOperate && <AdoptToggle panel={adopt} />}
         </div>
       </div>
+      {canOperate && <AdoptPanel panel={adopt} />}
       <ErrorMessage error={error} />
       {stacks === null && !error && (
         <p class="muted" role="status">

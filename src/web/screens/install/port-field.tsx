@@ -9,7 +9,13 @@ const CHECK_DELAY_MS = 350;
 const MIN_PORT = 1;
 const MAX_PORT = 65535;
 
-type Check = { kind: 'idle' } | { kind: 'checking' } | { kind: 'done'; result: PortCheckT } | { kind: 'unavailable' } | { kind: 'failed'; error: unknown };
+type Check =
+  | { kind: 'idle' }
+  | { kind: 'checking' }
+  | { kind: 'done'; result: PortCheckT }
+  | { kind: 'own'; port: number }
+  | { kind: 'unavailable' }
+  | { kind: 'failed'; error: unknown };
 
 const asPort = (v: string): number | null => {
   const n = Number(v);
@@ -41,9 +47,24 @@ function usePortCheck(value: string): Check {
   return check;
 }
 
-/** A port: a number input with minus and plus, the host's check, and a jump to the next free port. */
-export function PortInput({ a11y, value, onChange, label }: { a11y: A11y; value: string; onChange: (v: string) => void; label: string }) {
-  const check = usePortCheck(value);
+/**
+ * A port: a number input with minus and plus, the host's check, and a jump to the next free port.
+ * `own` names the containers of the app being reconfigured: a port they hold is free for it.
+ */
+export function PortInput({
+  a11y,
+  value,
+  onChange,
+  label,
+  own,
+}: {
+  a11y: A11y;
+  value: string;
+  onChange: (v: string) => void;
+  label: string;
+  own?: readonly string[] | undefined;
+}) {
+  const check = ownCheck(usePortCheck(value), own);
   const statusId = `${a11y.id}-check`;
   const port = asPort(value);
   const step = (d: number) => {
@@ -88,6 +109,12 @@ export function PortInput({ a11y, value, onChange, label }: { a11y: A11y; value:
   );
 }
 
+/** A port held by the app's own container is reported as such, not as taken. */
+function ownCheck(check: Check, own: readonly string[] | undefined): Check {
+  if (check.kind !== 'done' || check.result.free || !check.result.held_by || !own?.includes(check.result.held_by)) return check;
+  return { kind: 'own', port: check.result.port };
+}
+
 function checkClass(check: Check): string {
   if (check.kind !== 'done') return check.kind;
   if (!check.result.free) return 'used';
@@ -100,6 +127,8 @@ function checkText(check: Check, value: string): string | null {
       return value.trim() === '' ? null : t('install.port_invalid', { min: MIN_PORT, max: MAX_PORT });
     case 'checking':
       return t('install.port_checking');
+    case 'own':
+      return t('configure.port_own', { port: check.port });
     case 'unavailable':
       return t('install.port_no_check');
     case 'failed':

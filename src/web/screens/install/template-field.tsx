@@ -14,6 +14,8 @@ export interface FieldProps {
   error: string | null;
   /** Installed instances per app id, for connect fields. */
   instances: (app: string) => Instance[];
+  /** Containers of the app being reconfigured: a port one of them holds is its own, not taken. */
+  ownContainers?: readonly string[] | undefined;
 }
 
 /** What the hint line under a field says: the info text with the default next to it. */
@@ -69,7 +71,7 @@ export function TemplateField(p: FieldProps) {
   if (f.connect) {
     control = <ConnectInput a11y={a11y} connect={f.connect} value={str} onChange={p.onChange} instances={p.instances(f.connect.app)} label={label} />;
   } else if (f.type === 'port') {
-    control = <PortInput a11y={a11y} value={str} onChange={p.onChange} label={label} />;
+    control = <PortInput a11y={a11y} value={str} onChange={p.onChange} label={label} own={p.ownContainers} />;
   } else if (f.type === 'password' || f.secret) {
     control = <SecretInput a11y={a11y} field={f} value={str} onChange={p.onChange} label={label} />;
   } else if (f.type === 'select') {

@@ -27,9 +27,14 @@ export const listDevices = (): Promise<DeviceT[]> => request<DeviceT[]>('GET', '
 /** The app with its containers, for the image each service runs now. */
 export const getStackDetail = (name: string): Promise<StackDetailT> => request<StackDetailT>('GET', `/api/stacks/${seg(name)}`);
 
-/** Per service, the image its running container was started from. */
-export function runningImages(detail: StackDetailT): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const c of detail.containers) if (c.service && c.state === 'running' && out[c.service] === undefined) out[c.service] = c.image;
-  return out;
+/** What runs now: per service the image its running container was started from, and the names of all the app's containers. */
+export interface RunningT {
+  images: Record<string, string>;
+  containers: string[];
+}
+
+export function runningOf(detail: StackDetailT): RunningT {
+  const images: Record<string, string> = {};
+  for (const c of detail.containers) if (c.service && c.state === 'running' && images[c.service] === undefined) images[c.service] = c.image;
+  return { images, containers: detail.containers.map((c) => c.name) };
 }

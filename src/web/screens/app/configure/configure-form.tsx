@@ -5,8 +5,8 @@ import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorText } from '../../../components/error-message.tsx';
 import { getLang, t } from '../../../i18n.ts';
 import type { Instance } from '../../install/connect-field.tsx';
-import { advancedCount, allFields, buildSteps, type FormValues, startValues, textIn } from '../../install/install-model.ts';
-import { type DeviceT, reconfigure, type StackConfigT } from './configure-api.ts';
+import { advancedCount, allFields, buildSteps, type FormValues, startValues, textIn, toggleId } from '../../install/install-model.ts';
+import { type DeviceT, type RunningT, reconfigure, type StackConfigT } from './configure-api.ts';
 import { type ExtraProblem, type ExtrasState, extraProblems, missingFields, reconfigureBody, startExtras, tagOf } from './configure-model.ts';
 import { forbiddenText } from './forbidden.ts';
 import { ServiceExtras } from './service-extras.tsx';
@@ -17,7 +17,7 @@ interface Props {
   config: StackConfigT & { schema: NonNullable<StackConfigT['schema']> };
   instances: (app: string) => Instance[];
   devices: DeviceT[] | null;
-  running: Record<string, string> | null;
+  running: RunningT | null;
   onStarted: (job: JobT) => void;
   /** Back to the stored settings: the tab mounts a fresh form. */
   onReset: () => void;
@@ -51,7 +51,10 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   };
   const setValue = (fid: string, v: FieldValue) => {
     setValues((old) => ({ ...old, [fid]: v }));
-    clearError(fid);
+    // A group switched off takes its fields' marks along: they need no value then.
+    const off = v === false ? template.groups.find((g) => g.toggle && toggleId(g.id) === fid) : undefined;
+    const gone = new Set([fid, ...(off?.fields.map((f) => f.id) ?? [])]);
+    if (Object.keys(errors).some((k) => gone.has(k))) setErrors(Object.fromEntries(Object.entries(errors).filter(([k]) => !gone.has(k))));
   };
   const keep = (fid: string, on: boolean) => {
     const next = new Set(kept);
@@ -76,14 +79,21 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
     if (Object.keys(errors).some((k) => k.startsWith(prefix))) setErrors(Object.fromEntries(Object.entries(errors).filter(([k]) => !k.startsWith(prefix))));
   };
 
-  const focusFirstInvalid = () => setTimeout(() => (form.current?.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus(), 0);
+  // The first control this mark named takes the focus; others may be marked by their own checks (a port in use).
+  const focusFirst = (names: ReadonlySet<string>) =>
+    setTimeout(() => {
+      const all = form.current?.querySelectorAll<HTMLInputElement>('[aria-invalid="true"]') ?? [];
+      Array.from(all)
+        .find((el) => names.has(el.name))
+        ?.focus();
+    }, 0);
 
   /** Marks fields (template ids or extras addresses); opens the advanced settings when a marked field lives there. */
   const mark = (marks: Record<string, string>) => {
     setErrors(marks);
     const visible = new Set(buildSteps(template, false).flatMap((s) => (s.kind === 'review' ? [] : s.fields.map((f) => f.id))));
     if (Object.keys(marks).some((k) => fieldIds.has(k) && !visible.has(k))) setAdvanced(true);
-    focusFirstInvalid();
+    focusFirst(new Set(Object.keys(marks)));
   };
 
   /** The form's own check, before anything is sent: empty required fields and half-filled extras. */
@@ -169,6 +179,7 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
         onChange={setValue}
         onKeep={keep}
         instances={instances}
+        own={running?.containers ?? []}
       />
       <ServiceExtras
         stack={stack}
@@ -179,7 +190,7 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
         onChange={changeExtras}
         errors={errors}
         devices={devices}
-        running={running}
+        running={running?.images ?? null}
       />
       <p class="hint configure-apply-hint">{t('configure.apply_hint')}</p>
       <div class="install-nav">

@@ -5,7 +5,7 @@ import { listStacks, type UserT } from '../../../api.ts';
 import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
 import { JobProgress } from '../../../components/job-progress.tsx';
 import { t, useLang } from '../../../i18n.ts';
-import { type DeviceT, getStackConfig, getStackDetail, listDevices, runningImages, type StackConfigT } from './configure-api.ts';
+import { type DeviceT, getStackConfig, getStackDetail, listDevices, type RunningT, runningOf, type StackConfigT } from './configure-api.ts';
 import { ConfigureForm } from './configure-form.tsx';
 import { NoForm, TemplateSource } from './template-source.tsx';
 import '../../install/install.css';
@@ -24,12 +24,12 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
   const [stacks, setStacks] = useState<StackT[]>([]);
   const [devices, setDevices] = useState<DeviceT[] | null>(null);
   // What each service runs now; null while unknown (the form then shows the compose file's image).
-  const [running, setRunning] = useState<Record<string, string> | null>(null);
+  const [running, setRunning] = useState<RunningT | null>(null);
   const [run, setRun] = useState<Run | null>(null);
 
   const load = () => {
     getStackDetail(name).then(
-      (d) => setRunning(runningImages(d)),
+      (d) => setRunning(runningOf(d)),
       () => setRunning(null),
     );
     return getStackConfig(name).then(
@@ -110,7 +110,7 @@ function RunPanel({ run, name, onEnd }: { run: Run; name: string; onEnd: (j: Job
       )}
       {ended && !ok && (
         <AlertBox>
-          <p>{t('configure.failed', { error: ended.error ?? t('configure.failed_unknown') })}</p>
+          <p>{t('configure.failed')}</p>
           <p>{t('configure.restored')}</p>
         </AlertBox>
       )}

@@ -17,7 +17,6 @@ export function KeptSecret({ field, onReplace }: { field: TemplateFieldT; onRepl
       </div>
       <div class="ifield-row">
         <p class="configure-kept-state" id={`${id}-s`}>
-          <span aria-hidden="true">🔒 </span>
           {t('configure.secret_kept')}
         </p>
         <button

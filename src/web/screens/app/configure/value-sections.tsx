@@ -18,6 +18,8 @@ export interface ValuesProps {
   onChange: (id: string, v: FieldValue) => void;
   onKeep: (id: string, keep: boolean) => void;
   instances: (app: string) => Instance[];
+  /** The app's containers, so a port it holds itself is not shown as taken. */
+  own: readonly string[];
 }
 
 /**
@@ -83,11 +85,23 @@ function FieldList(p: ValuesProps & { fields: TemplateFieldT[] }) {
           <KeptSecret key={f.id} field={f} onReplace={() => p.onKeep(f.id, false)} />
         ) : (
           <div key={f.id} class="configure-field">
-            <TemplateField field={f} value={p.values[f.id]} onChange={(v) => p.onChange(f.id, v)} error={p.errors[f.id] ?? null} instances={p.instances} />
+            <TemplateField
+              field={f}
+              value={p.values[f.id]}
+              onChange={(v) => p.onChange(f.id, v)}
+              error={p.errors[f.id] ?? null}
+              instances={p.instances}
+              ownContainers={p.own}
+            />
             {/* A hidden secret being replaced can go back to the stored one. */}
             {p.hidden.includes(f.id) && (
-              <button type="button" class="btn btn-small btn-quiet configure-keep" onClick={() => p.onKeep(f.id, true)}>
-                {t('configure.secret_keep', { label: textIn(f.label, getLang()) })}
+              <button
+                type="button"
+                class="btn btn-small btn-quiet configure-keep"
+                aria-label={t('configure.secret_keep_label', { label: textIn(f.label, getLang()) })}
+                onClick={() => p.onKeep(f.id, true)}
+              >
+                {t('configure.secret_keep')}
               </button>
             )}
           </div>

@@ -1,0 +1,198 @@
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../../../api.ts';
+import { AlertBox, ErrorMessage, errorFields } from '../../../components/error-message.tsx';
+import { Field } from '../../../components/field.tsx';
+import { t } from '../../../i18n.ts';
+import { adoptApp, checkFolder, type PathCheckT, type StackT } from './adopt-api.ts';
+
+const CHECK_DELAY_MS = 300;
+
+type Check = { kind: 'idle' } | { kind: 'checking' } | { kind: 'done'; result: PathCheckT };
+
+/** Asks the server, a moment after the last keystroke, whether it can see the folder. */
+function useFolderCheck(value: string): Check {
+  const [check, setCheck] = useState<Check>({ kind: 'idle' });
+  useEffect(() => {
+    const path = value.trim();
+    if (!path.startsWith('/')) {
+      setCheck({ kind: 'idle' });
+      return;
+    }
+    let live = true;
+    setCheck({ kind: 'checking' });
+    const timer = setTimeout(() => {
+      checkFolder(path).then(
+        (result) => live && setCheck({ kind: 'done', result }),
+        // A failed check says nothing about the folder; the adopt itself gives the real answer.
+        () => live && setCheck({ kind: 'idle' }),
+      );
+    }, CHECK_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [value]);
+  return check;
+}
+
+/** Only what matters for adopting: visible to Kade (below BASE_DIR) and a folder. Writability does not. */
+function FolderStatus({ id, check }: { id: string; check: Check }) {
+  if (check.kind === 'idle') return <p class="adopt-check" id={id} />;
+  if (check.kind === 'checking') {
+    return (
+      <p class="adopt-check muted" id={id}>
+        {t('adopt.checking')}
+      </p>
+    );
+  }
+  const r = check.result;
+  let text: string;
+  if (!r.inside_base) text = t('adopt.check_outside', { base: r.base });
+  else if (!r.exists) text = t('adopt.check_missing', { base: r.base });
+  else if (r.reason === 'not_a_directory') text = t('adopt.check_file');
+  else {
+    return (
+      <p class="adopt-check adopt-check-ok" id={id}>
+        <span aria-hidden="true">✓ </span>
+        {t('adopt.check_ok', { base: r.base })}
+      </p>
+    );
+  }
+  return (
+    <p class="adopt-check adopt-check-bad" id={id}>
+      <span aria-hidden="true">⚠ </span>
+      {text}
+    </p>
+  );
+}
+
+/**
+ * Refusals of an adopt that the generic error texts explain poorly: where the folder must be (the Errors row
+ * of the SPEC), and a project name that cannot be an app name. Null leaves the error to ErrorMessage.
+ */
+export function adoptErrorText(err: unknown, gaveName: boolean): string | null {
+  if (!(err instanceof ApiError)) return null;
+  const p = err.params;
+  if (err.code === 'path_unreachable' && typeof p.base === 'string') return t('adopt.error.unreachable', { path: String(p.path ?? ''), base: p.base });
+  if (err.code === 'invalid_name' && !gaveName) return t('adopt.error.project_name', { name: String(p.name ?? '') });
+  if (err.code === 'conflict' && err.fields.includes('path')) {
+    return typeof p.stack === 'string' ? t('adopt.error.adopted_already', { stack: p.stack }) : t('adopt.error.app_folder');
+  }
+  return null;
+}
+
+interface Props {
+  onAdopted: (stack: StackT) => void;
+  onCancel: () => void;
+}
+
+/** The folder of an app started outside Kade, and optionally the name it gets in Kade. */
+export function AdoptForm({ onAdopted, onCancel }: Props) {
+  const [path, setPath] = useState('');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  // What the last submit sent: a refusal marks a field only while it still holds the refused value.
+  const [sent, setSent] = useState({ path: '', name: '' });
+  const [relative, setRelative] = useState<string | null>(null);
+  const check = useFolderCheck(path);
+  const ids = { title: useId(), path: useId(), error: useId() };
+  const pathInput = useRef<HTMLInputElement>(null);
+
+  // Opened on purpose: the folder is the first thing to give.
+  useEffect(() => pathInput.current?.focus(), []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (busy) return;
+    setError(null);
+    const folder = path.trim();
+    const wanted = name.trim();
+    if (!folder.startsWith('/')) {
+      setRelative(folder);
+      pathInput.current?.focus();
+      return;
+    }
+    setRelative(null);
+    setBusy(true);
+    setSent({ path: folder, name: wanted });
+    try {
+      onAdopted(await adoptApp(folder, wanted || undefined));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const bad = errorFields(error);
+  const relativeNow = relative !== null && relative === path.trim();
+  const refusedPath = relativeNow || (bad.includes('path') && sent.path === path.trim());
+  const pathInvalid = refusedPath || (check.kind === 'done' && !check.result.inside_base);
+  const own = adoptErrorText(error, sent.name !== '');
+  return (
+    <form
+      class="card adopt-form"
+      aria-labelledby={ids.title}
+      onSubmit={(e) => void submit(e)}
+      onKeyDown={(e) => e.key === 'Escape' && !busy && onCancel()}
+      aria-busy={busy}
+      noValidate
+    >
+      <h2 id={ids.title}>{t('adopt.title')}</h2>
+      <p class="muted adopt-intro">{t('adopt.intro')}</p>
+      <div class="field">
+        <label for={ids.path}>{t('adopt.path')}</label>
+        <input
+          ref={pathInput}
+          id={ids.path}
+          name="path"
+          type="text"
+          class="adopt-path"
+          value={path}
+          onInput={(e) => setPath(e.currentTarget.value)}
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+          required
+          aria-invalid={pathInvalid ? 'true' : undefined}
+          aria-describedby={[`${ids.path}-hint`, `${ids.path}-check`, refusedPath ? ids.error : ''].filter(Boolean).join(' ')}
+        />
+        <p class="hint" id={`${ids.path}-hint`}>
+          {t('adopt.path_hint')}
+        </p>
+        <FolderStatus id={`${ids.path}-check`} check={check} />
+      </div>
+      <Field
+        label={t('adopt.name')}
+        name="name"
+        value={name}
+        onInput={setName}
+        autocomplete="off"
+        hint={t('adopt.name_hint')}
+        required={false}
+        invalid={bad.includes('name') && sent.name === name.trim()}
+        errorId={ids.error}
+      />
+      {relative !== null ? (
+        <AlertBox id={ids.error}>
+          <p>{t('adopt.need_absolute')}</p>
+        </AlertBox>
+      ) : own ? (
+        <AlertBox id={ids.error}>
+          <p>{own}</p>
+        </AlertBox>
+      ) : (
+        <ErrorMessage error={error} id={ids.error} />
+      )}
+      <div class="adopt-buttons">
+        <button type="submit" class="btn btn-primary">
+          {busy ? t('adopt.busy') : t('adopt.submit')}
+        </button>
+        <button type="button" class="btn" onClick={onCancel}>
+          {t('adopt.cancel')}
+        </button>
+      </div>
+    </form>
+  );
+}
