@@ -27,10 +27,12 @@ async function reportFailures(engine: Engine, bad: ContainerSummary[], ctx: JobC
   }
 }
 
-/** Waits until every container of the project runs (and is healthy where it has a check). */
+/** Waits until every container of the project runs (and is healthy where it has a check) on two polls in a row. */
 export async function waitUntilUp(engine: Engine, project: string, ctx: JobContext, opts: { timeoutMs: number; intervalMs?: number }): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   let list: ContainerSummary[] = [];
+  // Running twice in a row, one interval apart: a container that exits right after its start is not "up".
+  let settledPolls = 0;
   while (Date.now() < deadline) {
     list = await engine.listContainers({ project });
     const bad = list.filter(failedUp);
@@ -38,7 +40,8 @@ export async function waitUntilUp(engine: Engine, project: string, ctx: JobConte
       await reportFailures(engine, bad, ctx);
       throw new AppError('conflict', `${bad.length} container(s) of '${project}' failed to come up`, { params: { stack: project } });
     }
-    if (list.length > 0 && list.every(settled)) {
+    settledPolls = list.length > 0 && list.every(settled) ? settledPolls + 1 : 0;
+    if (settledPolls >= 2) {
       ctx.log(`${list.length} container(s) running`);
       return;
     }
