@@ -69,9 +69,7 @@ before(async () => {
   // An admin is led into the setup wizard until it is done; that is not what this file tests.
   await api.post('/api/wizard/complete');
   assert.equal((await api.post('/api/users', { name: 'viewer', password: PW, role: 'viewer' })).status, 201);
-  const added = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
-  assert.equal(added.status, 202, JSON.stringify(added.body));
-  assert.equal((await api.waitJob(added.body.job.id)).state, 'succeeded');
+  await api.addSyncedRepo('Basic', git.url('basic'));
   const values = { port: await freePort(), message: 'hello from the app view', admin_password: SECRET };
   const inst = await api.post<{ job: { id: string } }>('/api/store/install', { repo: 'basic', app: 'hello', name: STACK, values });
   assert.equal(inst.status, 202, JSON.stringify(inst.body));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { freePort } from '../engine/contract-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
@@ -32,16 +32,6 @@ let installed = false;
 let generated = '';
 const problems: string[] = [];
 
-/** A port nothing listens on right now, for the app's published port. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const address = srv.address();
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 const menu = (name: string) => page.getByRole('navigation', { name: /^(Main|Hoofdmenu)$/ }).getByRole('link', { name, exact: true });
 const stepHeading = () => page.locator('.install-form h2');
 const field = (id: string) => page.locator(`.install-form [name="${id}"]`);
@@ -58,11 +48,8 @@ before(async () => {
   await api.loginAs('admin', PW);
   // An admin is led into the setup wizard until it is done; that is not what this file tests.
   await api.post('/api/wizard/complete');
-  const added = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
-  assert.equal(added.status, 202, JSON.stringify(added.body));
-  assert.equal((await api.waitJob(added.body.job.id)).state, 'succeeded');
-  const examples = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Examples', url: git.url('examples'), branch: 'main', subdirectory: 'apps' });
-  assert.equal((await api.waitJob(examples.body.job.id)).state, 'succeeded');
+  await api.addSyncedRepo('Basic', git.url('basic'));
+  await api.addSyncedRepo('Examples', git.url('examples'));
   browser = await chromium.launch(LAUNCH);
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
   page = await context.newPage();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { StackConfigT } from '../../src/shared/stack-config.ts';
+import { freePort } from '../engine/contract-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
@@ -37,16 +38,6 @@ let oldDir = '';
 let installed = false;
 const problems: string[] = [];
 
-/** A port nothing listens on right now, for the app's published port. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const address = srv.address();
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 const config = async () => {
   const r = await api.get<StackConfigT>(`/api/stacks/${STACK}/config`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -67,17 +58,13 @@ before(async () => {
   api = new ApiClient(server.url);
   await api.loginAs('admin', PW);
   await api.post('/api/wizard/complete');
-  const added = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Basic', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
-  assert.equal(added.status, 202, JSON.stringify(added.body));
-  assert.equal((await api.waitJob(added.body.job.id)).state, 'succeeded');
+  await api.addSyncedRepo('Basic', git.url('basic'));
   await git.addRepo('examples', 'examples', { branch: 'main' });
-  const ex = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Examples', url: git.url('examples'), branch: 'main', subdirectory: 'apps' });
-  assert.equal((await api.waitJob(ex.body.job.id)).state, 'succeeded');
+  await api.addSyncedRepo('Examples', git.url('examples'));
   oldDir = mkdtempSync(join(tmpdir(), 'kade-e2e-old-'));
   writeBulkRepo(oldDir, 1);
   await git.addRepo('old', oldDir, { branch: 'main' });
-  const old = await api.post<{ job: { id: string } }>('/api/repos', { name: 'Old', url: git.url('old'), branch: 'main', subdirectory: 'apps' });
-  assert.equal((await api.waitJob(old.body.job.id)).state, 'succeeded');
+  await api.addSyncedRepo('Old', git.url('old'));
   const repos = (await api.get<{ id: string; name: string }[]>('/api/repos')).body;
   const repoId = (name: string) => repos.find((r) => r.name === name)?.id ?? name.toLowerCase();
   const repo = repoId('Basic');

@@ -40,6 +40,14 @@ export class ApiClient {
     this.csrf = r.body.csrf;
   }
 
+  /** Adds a template repo (folder `apps`, branch main) and waits until its first sync succeeded. */
+  async addSyncedRepo(name: string, url: string): Promise<void> {
+    const r = await this.post<{ job: { id: string } }>('/api/repos', { name, url, branch: 'main', subdirectory: 'apps' });
+    if (r.status !== 202) throw new Error(`adding repo ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
+    const job = await this.waitJob(r.body.job.id);
+    if (job.state !== 'succeeded') throw new Error(`the first sync of ${name} ${job.state}:\n${job.log.join('\n')}`);
+  }
+
   /** Polls a job until it ends; returns the job and its whole log. */
   async waitJob(id: string, timeoutMs = 120_000): Promise<{ state: string; log: string[]; error: string | null }> {
     const deadline = Date.now() + timeoutMs;
