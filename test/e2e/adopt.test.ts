@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { requireEngine } from '../helpers/engine.ts';
+import { fingerprint } from '../helpers/fingerprint.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { eventually, hasAttr, hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
@@ -29,21 +30,6 @@ let started = false;
 let elsewhere = '';
 let before_: string[] = [];
 const problems: string[] = [];
-
-/** Every file below the folder with its bytes, mode and modification time. */
-function fingerprint(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = join(d, e.name);
-      const st = lstatSync(p);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p.slice(root.length)} ${st.mode.toString(8)} ${st.mtimeMs} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 const compose = (args: string[]) => execFileP('docker-compose', args, { cwd: dir, timeout: 120_000 });
 

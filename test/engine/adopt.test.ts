@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
+import { fingerprint } from '../helpers/fingerprint.ts';
 
 // An app started by hand with compose, outside Kade, taken under management: operated, edited through
 // the editors' refusals, and let go again, while its folder stays exactly as the user left it.
@@ -16,21 +16,6 @@ const suite = useEngineSuite();
 const FOLDER = 'kadetest-outside';
 let dir = '';
 let name = '';
-
-/** Every file below the folder with its bytes, mode and modification time. */
-function fingerprint(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = join(d, e.name);
-      const st = lstatSync(p);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p.slice(root.length)} ${st.mode.toString(8)} ${st.mtimeMs} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 async function composeCli(args: string[]): Promise<void> {
   await execFileP('docker-compose', args, { cwd: dir, timeout: 120_000 });

@@ -20,8 +20,6 @@ export async function reconfigure(name: string, body: ReconfigureRequestT): Prom
 export const getImageTags = (name: string, service: string): Promise<ImageTagsT> =>
   request<ImageTagsT>('GET', `/api/stacks/${seg(name)}/services/${seg(service)}/tags`);
 
-export const checkHostPath = (path: string): Promise<PathCheckT> => request<PathCheckT>('GET', `/api/paths/check?${new URLSearchParams({ path }).toString()}`);
-
 export const listDevices = (): Promise<DeviceT[]> => request<DeviceT[]>('GET', '/api/devices');
 
 /** The app with its containers, for the image each service runs now. */

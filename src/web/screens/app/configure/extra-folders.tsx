@@ -1,11 +1,9 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
 import type { ExtraVolumeT } from '../../../../shared/stack-config.ts';
+import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
 import { t } from '../../../i18n.ts';
 import { FixLine } from '../../settings/path-status.tsx';
-import { checkHostPath, type PathCheckT } from './configure-api.ts';
 import { volumeField } from './configure-model.ts';
-
-const CHECK_DELAY_MS = 350;
 
 interface Props {
   service: string;
@@ -133,33 +131,7 @@ function FolderRow(p: {
   );
 }
 
-type Check = { kind: 'idle' } | { kind: 'checking' } | { kind: 'done'; result: PathCheckT } | { kind: 'failed' };
-
-/** Asks the server about the host folder a moment after the last change. */
-function usePathCheck(value: string): Check {
-  const [check, setCheck] = useState<Check>({ kind: 'idle' });
-  useEffect(() => {
-    const path = value.trim();
-    if (!path.startsWith('/')) {
-      setCheck({ kind: 'idle' });
-      return;
-    }
-    let live = true;
-    setCheck({ kind: 'checking' });
-    const timer = setTimeout(() => {
-      checkHostPath(path).then(
-        (result) => live && setCheck({ kind: 'done', result }),
-        // A failed check says nothing about the folder; the reconfigure gives the real answer.
-        () => live && setCheck({ kind: 'failed' }),
-      );
-    }, CHECK_DELAY_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [value]);
-  return check;
-}
+type Check = PathCheckState;
 
 /** What the host says about the folder: exists, writable, inside the base folder, and the `.env` line that fixes it. */
 function HostCheck({ id, check }: { id: string; check: Check }) {

@@ -8,4 +8,3 @@ export type { PathCheckT, StackT };
 export const adoptApp = (path: string, name?: string): Promise<StackT> => request<StackT>('POST', '/api/stacks/adopt', name ? { path, name } : { path });
 
 /** Whether Kade can see a folder (exists, below the mounted BASE_DIR), and what that BASE_DIR is. */
-export const checkFolder = (path: string): Promise<PathCheckT> => request<PathCheckT>('GET', `/api/paths/check?${new URLSearchParams({ path }).toString()}`);

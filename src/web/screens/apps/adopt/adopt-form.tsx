@@ -2,42 +2,16 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../../components/error-message.tsx';
 import { Field } from '../../../components/field.tsx';
+import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
 import { t } from '../../../i18n.ts';
-import { adoptApp, checkFolder, type PathCheckT, type StackT } from './adopt-api.ts';
+import { adoptApp, type StackT } from './adopt-api.ts';
 
-const CHECK_DELAY_MS = 300;
-
-type Check = { kind: 'idle' } | { kind: 'checking' } | { kind: 'done'; result: PathCheckT };
-
-/** Asks the server, a moment after the last keystroke, whether it can see the folder. */
-function useFolderCheck(value: string): Check {
-  const [check, setCheck] = useState<Check>({ kind: 'idle' });
-  useEffect(() => {
-    const path = value.trim();
-    if (!path.startsWith('/')) {
-      setCheck({ kind: 'idle' });
-      return;
-    }
-    let live = true;
-    setCheck({ kind: 'checking' });
-    const timer = setTimeout(() => {
-      checkFolder(path).then(
-        (result) => live && setCheck({ kind: 'done', result }),
-        // A failed check says nothing about the folder; the adopt itself gives the real answer.
-        () => live && setCheck({ kind: 'idle' }),
-      );
-    }, CHECK_DELAY_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [value]);
-  return check;
-}
+type Check = PathCheckState;
 
 /** Only what matters for adopting: visible to Kade (below BASE_DIR) and a folder. Writability does not. */
 function FolderStatus({ id, check }: { id: string; check: Check }) {
-  if (check.kind === 'idle') return <p class="adopt-check" id={id} />;
+  // A failed check says nothing about the folder; the adopt itself gives the real answer.
+  if (check.kind === 'idle' || check.kind === 'failed') return <p class="adopt-check" id={id} />;
   if (check.kind === 'checking') {
     return (
       <p class="adopt-check muted" id={id}>
@@ -95,7 +69,7 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
   // What the last submit sent: a refusal marks a field only while it still holds the refused value.
   const [sent, setSent] = useState({ path: '', name: '' });
   const [relative, setRelative] = useState<string | null>(null);
-  const check = useFolderCheck(path);
+  const check = usePathCheck(path);
   const ids = { title: useId(), path: useId(), error: useId() };
   const pathInput = useRef<HTMLInputElement>(null);
 
