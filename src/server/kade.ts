@@ -112,7 +112,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
-  const containers = createContainersService({ libraryDir: paths.LIBRARY_DIR, dirs: stacks.dirs, engine, events, ownContainerId });
+  const containers = createContainersService({ dirs: stacks.dirs, engine, events, ownContainerId });
   const host = createHostService({
     engine,
     probe: cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {

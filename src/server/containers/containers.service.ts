@@ -1,21 +1,17 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { CONTAINER_ID_PATTERN, type ConnectableAppT, type ContainerEntryT } from '../../shared/api.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import { requireRole } from '../core/authorize.ts';
-import { AppError, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
-import { adoptedProjects, groupByStack, sharedListing, stackNames } from '../stacks/listing.ts';
+import { groupByApp, sharedListing, stackNames } from '../stacks/listing.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
-import { checkName } from '../stacks/stacks.service.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
 import { isOwnId } from './own-container.ts';
 
 export interface ContainersDeps {
-  libraryDir: string;
-  /** Where apps' files are; adopted apps' containers carry their own project name. */
+  /** Where apps' files are (LIBRARY_DIR); adopted apps' containers carry their own project name. */
   dirs: StackDirs;
   engine: Engine;
   events: EventBus;
@@ -37,7 +33,7 @@ function checkId(id: string): void {
 function stackOfEach(list: ContainerSummary[], dirs: StackDirs): Map<string, string> {
   const names = new Set(stackNames(dirs.libraryDir));
   const byId = new Map<string, string>();
-  for (const [stack, members] of groupByStack(list, dirs.libraryDir, adoptedProjects(dirs))) {
+  for (const [stack, members] of groupByApp(list, dirs)) {
     if (names.has(stack)) for (const c of members) byId.set(c.id, stack);
   }
   return byId;
@@ -137,10 +133,9 @@ export function createContainersService(d: ContainersDeps) {
   }
 
   async function stackContainers(name: string): Promise<ContainerSummary[]> {
-    checkName(name);
-    if (!existsSync(join(d.libraryDir, name))) throw notFound('app', name);
+    d.dirs.locate(name);
     const all = await d.engine.listContainers({ composeOnly: true });
-    return (groupByStack(all, d.libraryDir, adoptedProjects(d.dirs)).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
+    return (groupByApp(all, d.dirs).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
   }
   const prefixOf = (c: ContainerSummary) => c.service ?? c.name;
 
@@ -169,8 +164,8 @@ export function createContainersService(d: ContainersDeps) {
   /** Installed apps with the names of their containers, from one listing: what another app can reach. */
   async function connectable(actor: Actor): Promise<ConnectableAppT[]> {
     requireRole(actor, 'viewer', 'the connectable apps');
-    const groups = groupByStack(await d.engine.listContainers({ composeOnly: true }), d.libraryDir, adoptedProjects(d.dirs));
-    return stackNames(d.libraryDir).map((stack) => {
+    const groups = groupByApp(await d.engine.listContainers({ composeOnly: true }), d.dirs);
+    return stackNames(d.dirs.libraryDir).map((stack) => {
       const loc = d.dirs.find(stack);
       const source = loc ? d.dirs.meta(loc)?.source : null;
       return {

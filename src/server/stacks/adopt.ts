@@ -6,10 +6,8 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
-import { readComposeDoc } from './reconfigure.ts';
 import type { StackContext } from './stack-context.ts';
-import { checkName } from './stack-dir.ts';
-import { composePath, type StackMetaT } from './stack-files.ts';
+import { composePath, readComposeDoc, type StackMetaT } from './stack-files.ts';
 
 const realOrNull = (p: string): string | null => {
   try {
@@ -70,7 +68,6 @@ export function createAdopt(c: StackContext) {
         fields: ['name'],
       });
     }
-    checkName(name);
     if (c.dirs.find(name)) throw new AppError('name_taken', `an app named '${name}' exists already`, { params: { name }, fields: ['name'] });
     for (const other of c.dirs.adoptedPaths()) {
       if (other.path === real)

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { StackCredentialsT } from '../../shared/stack-config.ts';
 import { englishText, type TemplateFieldT } from '../../shared/template.ts';
 import { requireRole } from '../core/authorize.ts';
@@ -6,6 +5,7 @@ import type { Actor } from '../core/events.ts';
 import { envNameOf } from '../templates/render.ts';
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
+import { readTextOrEmpty } from './stack-files.ts';
 
 type Kind = 'username' | 'password' | 'other';
 
@@ -39,7 +39,7 @@ export function createCredentials(c: StackContext, fieldsOf: (name: string) => T
     requireRole(actor, 'admin', 'the credentials of an app');
     const loc = c.dirs.locate(name);
     const meta = c.dirs.meta(loc);
-    const env = existsSync(loc.envPath) ? parseEnv(readFileSync(loc.envPath, 'utf8')) : {};
+    const env = parseEnv(readTextOrEmpty(loc.envPath));
     const fields = fieldsOf(name);
     const fieldValue = (f: TemplateFieldT): string | undefined => {
       if (f.secret) return env[meta?.secret_env[f.id] ?? envNameOf(f)];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 import { requireRole } from '../core/authorize.ts';
@@ -8,9 +8,7 @@ import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { checkEnvText } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
-import { COMPOSE_FILE } from './stack-files.ts';
-
-const readText = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
 
 /** Invalid YAML, or YAML that is no compose file: refused before anything is written. */
 function checkComposeYaml(content: string): void {
@@ -42,7 +40,7 @@ function checkComposeYaml(content: string): void {
 export function createEditors(c: StackContext) {
   function readEnv(actor: Actor, name: string): { content: string } {
     requireRole(actor, 'admin', 'the .env file (it holds secrets)');
-    return { content: readText(c.dirs.locate(name).envPath) };
+    return { content: readTextOrEmpty(c.dirs.locate(name).envPath) };
   }
 
   function writeEnv(actor: Actor, name: string, content: string): { content: string; snapshot: string } {
@@ -61,7 +59,7 @@ export function createEditors(c: StackContext) {
   function readCompose(actor: Actor, name: string): { content: string } {
     requireRole(actor, 'viewer', 'the compose file');
     const loc = c.dirs.locate(name);
-    return { content: loc.composeFile ? readText(loc.composeFile) : '' };
+    return { content: loc.composeFile ? readTextOrEmpty(loc.composeFile) : '' };
   }
 
   /** Checked as YAML, then by the compose CLI on a copy beside Kade's state, before the real file changes. */

@@ -114,6 +114,10 @@ export async function listingOrNull(list: () => Promise<ContainerSummary[]>, onE
   }
 }
 
+/** Containers grouped by app, adopted apps included: the one grouping every listing of apps uses. */
+export const groupByApp = (list: ContainerSummary[], dirs: StackDirs): Map<string, ContainerSummary[]> =>
+  groupByStack(list, dirs.libraryDir, adoptedProjects(dirs));
+
 /** Project name → app name of every adopted app whose containers carry another project name. */
 export function adoptedProjects(dirs: StackDirs): Map<string, string> {
   const out = new Map<string, string>();

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT } from '../../shared/api.ts';
@@ -19,22 +18,9 @@ import { mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
 import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from './stack-dir.ts';
-import { COMPOSE_FILE, type StackMetaT } from './stack-files.ts';
+import { COMPOSE_FILE, readComposeDoc, readTextOrEmpty, type StackMetaT } from './stack-files.ts';
 
 type Doc = Record<string, unknown>;
-
-/** The compose file as a plain object; aliases are bounded like in the renderer. */
-export function readComposeDoc(file: string | null): Doc {
-  if (!file) return {};
-  try {
-    const doc = parse(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) as unknown;
-    return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Doc) : {};
-  } catch {
-    return {};
-  }
-}
-
-const readText = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 
 /** Stored values back in the types they were entered in (`value_types`), so the form shows them as typed. */
 function typedValues(meta: StackMetaT): Record<string, FieldValue> {
@@ -93,7 +79,7 @@ export function createReconfigure(c: StackContext) {
     const doc = readComposeDoc(loc.composeFile);
     const found = sourceTemplate(loc, meta);
     const admin = roleAllows(actor.role, 'admin');
-    const secrets = meta ? secretsFromEnv(meta, parseEnv(readText(loc.envPath))) : {};
+    const secrets = meta ? secretsFromEnv(meta, parseEnv(readTextOrEmpty(loc.envPath))) : {};
     const services = (doc.services && typeof doc.services === 'object' ? Object.entries(doc.services as Doc) : []).map(([svc, def]) => {
       const image = def && typeof def === 'object' && typeof (def as Doc).image === 'string' ? ((def as Doc).image as string) : null;
       const choice = meta?.services[svc] ?? {};
@@ -132,7 +118,7 @@ export function createReconfigure(c: StackContext) {
       throw new AppError('conflict', `app '${name}' cannot be reconfigured: ${why}`, { params: { stack: name, reason: String(found) } });
     }
     const { template } = found;
-    const oldEnvText = readText(loc.envPath);
+    const oldEnvText = readTextOrEmpty(loc.envPath);
     const oldEnv = parseEnv(oldEnvText);
     // Stored values, then the secrets from .env, then what the form sent: a secret left out is kept.
     const input: Record<string, FieldValue> = { ...typedValues(meta), ...secretsFromEnv(meta, oldEnv), ...req.values };

@@ -101,3 +101,17 @@ export function envText(env: Record<string, string>): string {
 }
 
 export type Values = Record<string, FieldValue>;
+
+/** A file's text, or '' when it does not exist (an app without `.env`). */
+export const readTextOrEmpty = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+
+/** The compose file as a plain object ({} when missing or unreadable); aliases are bounded like in the renderer. */
+export function readComposeDoc(file: string | null): Record<string, unknown> {
+  if (!file) return {};
+  try {
+    const doc = parse(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) as unknown;
+    return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -7,20 +7,18 @@ import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
-import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { createAdopt } from './adopt.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
-import { adoptedProjects, groupByStack, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
+import { groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createSnapshots } from './snapshots.ts';
 import type { StackContext } from './stack-context.ts';
 import { checkName, createStackDirs } from './stack-dir.ts';
 import { waitUntilUp } from './wait.ts';
-
-export { checkName };
 
 export interface StacksDeps {
   baseDir: string;
@@ -61,11 +59,10 @@ export function createStacksService(d: StacksDeps) {
   };
 
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
-  const grouped = (containers: ContainerSummary[]) => groupByStack(containers, d.libraryDir, adoptedProjects(dirs));
 
   async function list(host: string): Promise<StackT[]> {
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    const groups = containers ? grouped(containers) : null;
+    const groups = containers ? groupByApp(containers, dirs) : null;
     const repoStatus = repoStatuses();
     return stackNames(d.libraryDir).map((n) => {
       const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
@@ -77,7 +74,7 @@ export function createStacksService(d: StacksDeps) {
     dirs.locate(name);
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
-    return presentStack(dirs, name, containers ? (grouped(containers).get(name) ?? []) : null, opts);
+    return presentStack(dirs, name, containers ? (groupByApp(containers, dirs).get(name) ?? []) : null, opts);
   }
 
   function install(actor: Actor, req: { repo: string; app: string; name: string; values: Record<string, FieldValue> }): JobT {
