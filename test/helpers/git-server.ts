@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
@@ -11,6 +12,16 @@ const execFileP = promisify(execFile);
 export interface GitServerOptions {
   /** When set, every request needs `Authorization: Basic base64("x-access-token:" + token)`. */
   token?: string;
+  /**
+   * Serve the bare repos as plain files (the "dumb" HTTP protocol, as any static web server would)
+   * instead of through `git http-backend`.
+   */
+  dumb?: boolean;
+  /**
+   * Sees every request first; returns true when it answered it itself (redirects, stalls).
+   * `authorized` tells whether the request carried the expected token (always true without one).
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse, authorized: boolean) => boolean;
 }
 
 export interface GitServer {
@@ -59,12 +70,15 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
 
   const server = createServer((req, res) => {
     served++;
-    if (expectedAuth !== undefined && req.headers.authorization !== expectedAuth) {
+    const authorized = expectedAuth === undefined || req.headers.authorization === expectedAuth;
+    if (opts.intercept?.(req, res, authorized)) return;
+    if (!authorized) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="kade-test"', 'Content-Type': 'text/plain' });
       res.end('authentication required\n');
       return;
     }
-    serveCgi(req, res, root, gitEnv);
+    if (opts.dumb) serveFile(req, res, root);
+    else serveCgi(req, res, root, gitEnv);
   });
   const port = await listen(server);
 
@@ -78,6 +92,8 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
     await git(state.work, ['add', '-A']);
     await git(state.work, ['commit', '--allow-empty', '--no-gpg-sign', '--quiet', '-m', message]);
     await git(state.work, ['push', '--quiet', '--force', state.bare, `HEAD:refs/heads/${state.branch}`]);
+    // The files a dumb client reads first (info/refs, objects/info/packs).
+    if (opts.dumb) await git(state.bare, ['update-server-info']);
     return git(state.work, ['rev-parse', 'HEAD']);
   };
 
@@ -118,6 +134,33 @@ function listen(server: Server): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/** A plain static file server over the repos folder: what a dumb git client gets from any web server. */
+function serveFile(req: IncomingMessage, res: ServerResponse, root: string): void {
+  let rel: string;
+  try {
+    rel = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname));
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  if (req.method !== 'GET' || rel.split('/').includes('..')) {
+    res.writeHead(req.method === 'GET' ? 400 : 405).end();
+    return;
+  }
+  const file = join(root, rel);
+  stat(file).then(
+    (st) => {
+      if (!st.isFile()) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': st.size });
+      createReadStream(file).pipe(res);
+    },
+    () => res.writeHead(404).end(),
+  );
 }
 
 /** Runs `git http-backend` as a CGI program for one request. */

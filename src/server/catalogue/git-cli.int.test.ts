@@ -112,3 +112,66 @@ test('submodules are never fetched', async () => {
   assert.equal(existsSync(join(dir, 'apps', 'sub', 'template.json')), false, 'its content was not fetched');
   rmSync(tree, { recursive: true, force: true });
 });
+
+test('a repo on a plain static web server (dumb HTTP) is fetched in full when a shallow fetch cannot work', async () => {
+  const dumb = await startGitServer({ dumb: true });
+  try {
+    await dumb.addRepo('apps', 'test/fixtures/repos/basic', { branch: 'main' });
+    const tree = mkdtempSync(join(tmpdir(), 'kade-tree-'));
+    cpSync('test/fixtures/repos/basic', tree, { recursive: true });
+    writeFileSync(join(tree, 'VERSION'), 'v0.3.00\n');
+    const sha = await dumb.commit('apps', tree, 'second commit');
+    rmSync(tree, { recursive: true, force: true });
+    const dir = join(work, 'cache-dumb');
+    const got = await git.sync({ url: dumb.url('apps'), branch: 'main' }, dir);
+    assert.equal(got.sha, sha);
+    assert.equal(readFileSync(join(dir, 'VERSION'), 'utf8'), 'v0.3.00\n');
+    assert.ok(existsSync(join(dir, 'apps/hello/template.json')));
+    // And it follows a later commit on the same dumb server.
+    const again = await dumb.commit('apps', 'test/fixtures/repos/basic', 'third commit');
+    assert.equal((await git.sync({ url: dumb.url('apps'), branch: 'main' }, dir)).sha, again);
+  } finally {
+    await dumb.close();
+  }
+});
+
+/** A git server that records the headers of every request it gets (the redirect target). */
+async function recordingServer() {
+  const seen: string[] = [];
+  const server = await startGitServer({
+    intercept: (req) => {
+      seen.push(JSON.stringify(req.headers));
+      return false;
+    },
+  });
+  await server.addRepo('apps', 'test/fixtures/repos/basic', { branch: 'main' });
+  return { server, seen };
+}
+
+for (const when of ['before', 'after'] as const) {
+  test(`the token never reaches another origin that the repo's server redirects to (${when} asking for it)`, async () => {
+    const TOKEN = `tok-Redirect-${when}-789`;
+    const target = await recordingServer();
+    const origin = await startGitServer({
+      token: TOKEN,
+      intercept: (req, res, authorized) => {
+        // "before": every request is sent away at once; "after": only once it carries the token.
+        if (when === 'after' && !authorized) return false;
+        res.writeHead(302, { Location: `${target.server.url('apps')}${(req.url ?? '').replace(/^\/apps\.git/, '')}` }).end();
+        return true;
+      },
+    });
+    try {
+      await origin.addRepo('apps', 'test/fixtures/repos/basic', { branch: 'main' });
+      await git.sync({ url: origin.url('apps'), branch: 'main', token: TOKEN }, join(work, `cache-redirect-${when}`)).catch(() => undefined);
+      const basic = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
+      const all = target.seen.join('\n');
+      assert.ok(!all.includes(TOKEN) && !all.includes(basic), `the redirect target received the token: ${all}`);
+      assert.ok(!/authorization/i.test(all), 'no credentials at all reached the other origin');
+      if (when === 'before') assert.ok(target.seen.length > 0, 'the redirect was followed (without the token)');
+    } finally {
+      await origin.close();
+      await target.server.close();
+    }
+  });
+}

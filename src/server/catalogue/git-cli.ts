@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AppError } from '../core/errors.ts';
 import { run } from '../core/exec.ts';
 import type { Git, GitCommit, GitSource } from './git.ts';
+import { checkBranch, gitConfigEnv, treeWithin, watchSize } from './git-limits.ts';
 import { checkGitUrl, redactUrl } from './git-url.ts';
-
-const BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,255}$/;
 
 /** Options that make every git call safe whatever the user's config: no hooks, no exotic transports. */
 const SAFE_CONFIG = [
@@ -23,73 +23,115 @@ const SAFE_CONFIG = [
   'core.symlinks=false',
   '-c',
   'submodule.recurse=false',
-  '-c',
-  'credential.helper=',
 ];
 
-function gitEnv(token: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_ALLOW_PROTOCOL: 'http:https:ssh',
-    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new',
-  };
-  if (token) {
-    // The token travels in the environment as an extra header, so it is never in argv, a URL or a log.
-    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    env.GIT_CONFIG_COUNT = '1';
-    env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
-    env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${basic}`;
-  }
-  return env;
+/** What a plain ("dumb") HTTP server answers to a shallow fetch; a full fetch works there. */
+const DUMB_SHALLOW = /dumb http transport does not support shallow/i;
+
+export interface GitCliOptions {
+  /** Bound of one git call (a trickling or hanging server is cut off here). */
+  timeoutMs?: number;
+  /** Cap on the fetched objects and on the checked-out tree, in bytes. */
+  maxBytes?: number;
+  /** Cap on the number of files in the checked-out tree. */
+  maxFiles?: number;
 }
 
-export function createGitCli(opts: { timeoutMs?: number } = {}): Git {
+export function createGitCli(opts: GitCliOptions = {}): Git {
   const timeoutMs = opts.timeoutMs ?? 120_000;
+  const maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
+  const maxFiles = opts.maxFiles ?? 20_000;
 
-  async function git(args: string[], env: NodeJS.ProcessEnv, cwd?: string, secret?: string): Promise<string> {
-    const res = await run('git', [...SAFE_CONFIG, ...args], { env, timeoutMs, maxOutput: 64 * 1024, ...(cwd ? { cwd } : {}) });
-    if (res.code !== 0 || res.timedOut) {
+  async function git(args: string[], env: NodeJS.ProcessEnv, cwd?: string, extra: { secret?: string; signal?: AbortSignal } = {}) {
+    const res = await run('git', [...SAFE_CONFIG, ...args], {
+      env,
+      timeoutMs,
+      maxOutput: 64 * 1024,
+      group: true,
+      ...(cwd ? { cwd } : {}),
+      ...(extra.signal ? { signal: extra.signal } : {}),
+    });
+    if (res.code !== 0 || res.timedOut || res.aborted) {
       let msg = (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' ');
-      if (secret) msg = msg.split(secret).join('***');
-      throw new AppError('git_failed', `git ${args[0]} failed${res.timedOut ? ' (timed out)' : ''}: ${msg}`, { params: { step: args[0] ?? '' } });
+      if (extra.secret) msg = msg.split(extra.secret).join('***');
+      const why = res.timedOut ? ` (timed out after ${Math.round(timeoutMs / 1000)} s)` : '';
+      throw new AppError('git_failed', `git ${args[0]} failed${why}: ${msg}`, { params: { step: args[0] ?? '' } });
     }
     return res.stdout;
   }
 
+  /** Fetches the branch, shallow when the server can; the fetched objects may not pass `maxBytes`. */
+  async function fetch(source: GitSource, env: NodeJS.ProcessEnv, work: string): Promise<void> {
+    const ref = `refs/heads/${source.branch}`;
+    const base = ['fetch', '--quiet', '--no-tags', '--no-recurse-submodules'];
+    const once = async (depth: string[]) => {
+      const watch = watchSize(join(work, '.git'), maxBytes);
+      try {
+        await git([...base, ...depth, 'origin', '--', ref], env, work, { ...(source.token ? { secret: source.token } : {}), signal: watch.signal });
+      } catch (err) {
+        if (watch.signal.aborted) throw tooLarge('the fetched objects', maxBytes);
+        throw err;
+      } finally {
+        watch.stop();
+      }
+    };
+    if (source.pinnedCommit) return once([]);
+    try {
+      await once(['--depth', '1']);
+    } catch (err) {
+      if (!(err instanceof AppError) || !DUMB_SHALLOW.test(err.message)) throw err;
+      await once([]);
+    }
+  }
+
+  async function checkTree(env: NodeJS.ProcessEnv, work: string, target: string): Promise<void> {
+    const res = await run('git', [...SAFE_CONFIG, 'ls-tree', '-r', '-l', '-z', target, '--'], { env, cwd: work, timeoutMs, maxOutput: 8 << 20 });
+    if (res.code !== 0) throw new AppError('git_failed', `git ls-tree failed: ${res.stderr.trim().slice(-300)}`, { params: { step: 'ls-tree' } });
+    const verdict = treeWithin(res.stdout, { maxBytes, maxFiles });
+    if (verdict === 'files')
+      throw new AppError('git_failed', `the repository holds more than ${maxFiles} files`, { params: { step: 'checkout', limit: maxFiles } });
+    if (verdict === 'bytes') throw tooLarge('its files', maxBytes);
+  }
+
   return {
     async sync(source: GitSource, dir: string): Promise<GitCommit> {
-      checkGitUrl(source.url);
-      if (!BRANCH.test(source.branch)) {
-        throw new AppError('validation', `branch '${source.branch}' is not a valid branch name`, { fields: ['branch'] });
-      }
-      const env = gitEnv(source.token);
+      const kind = checkGitUrl(source.url);
+      checkBranch(source.branch);
+      const env = gitConfigEnv(source.url, kind, source.token);
       const url = source.url;
-      const secret = source.token;
+      const fresh = !existsSync(`${dir}/.git`);
+      // A first clone is built beside the cache and renamed into place, so a failure leaves nothing behind.
+      const work = fresh ? `${dir}.partial-${randomBytes(4).toString('hex')}` : dir;
       try {
-        if (!existsSync(`${dir}/.git`)) {
-          rmSync(dir, { recursive: true, force: true });
+        if (fresh) {
           mkdirSync(dirname(dir), { recursive: true });
-          await git(['init', '--quiet', '--', dir], env);
-          await git(['remote', 'add', 'origin', '--', url], env, dir);
+          await git(['init', '--quiet', '--', work], env);
+          await git(['remote', 'add', 'origin', '--', url], env, work);
         } else {
-          await git(['remote', 'set-url', 'origin', '--', url], env, dir);
+          await git(['remote', 'set-url', 'origin', '--', url], env, work);
         }
-        const depth = source.pinnedCommit ? [] : ['--depth', '1'];
-        await git(['fetch', '--quiet', '--no-tags', '--no-recurse-submodules', ...depth, 'origin', '--', `refs/heads/${source.branch}`], env, dir, secret);
+        await fetch(source, env, work);
         const target = source.pinnedCommit ?? 'FETCH_HEAD';
-        await git(['reset', '--quiet', '--hard', target, '--'], env, dir);
-        await git(['clean', '-qfdx'], env, dir);
-        const out = await git(['log', '-1', '--format=%H %cI', target, '--'], env, dir);
+        await checkTree(env, work, target);
+        await git(['reset', '--quiet', '--hard', target, '--'], env, work);
+        await git(['clean', '-qfdx'], env, work);
+        const out = await git(['log', '-1', '--format=%H %cI', target, '--'], env, work);
         const [sha = '', date = ''] = out.trim().split(' ');
+        if (fresh) {
+          rmSync(dir, { recursive: true, force: true });
+          renameSync(work, dir);
+        }
         return { sha, date };
       } catch (err) {
+        if (fresh) rmSync(work, { recursive: true, force: true });
         if (err instanceof AppError) throw new AppError(err.code, err.message.replace(url, redactUrl(url)), { params: err.params, cause: err });
         throw err;
       }
     },
   };
+}
+
+function tooLarge(what: string, maxBytes: number): AppError {
+  const mb = Math.round(maxBytes / (1024 * 1024));
+  return new AppError('git_failed', `the repository is too large: ${what} pass the limit of ${mb} MB`, { params: { step: 'fetch', limit: mb } });
 }

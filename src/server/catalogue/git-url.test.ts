@@ -35,3 +35,9 @@ test('credentials in a URL are masked for display', () => {
   assert.equal(redactUrl('https://user:tok@example.org/x'), 'https://user:***@example.org/x');
   assert.equal(redactUrl('https://example.org/x'), 'https://example.org/x');
 });
+
+test('credentials in an http(s) address are refused: the token field is the one place for them', () => {
+  for (const bad of ['https://user:tok@example.org/x.git', 'http://tok@example.org/x.git', 'ssh://git:pw@example.org/x.git']) {
+    assert.throws(() => checkGitUrl(bad), { code: 'invalid_git_url' }, bad);
+  }
+});

@@ -26,6 +26,9 @@ export function checkGitUrl(raw: string): GitUrlKind {
     }
     if (!parsed.hostname || parsed.hostname.startsWith('-')) throw refuse('it has no valid host');
     if (parsed.username.startsWith('-')) throw refuse('the user name looks like an option');
+    // Credentials in the address would be stored and sent in clear; the token field is scoped to this host.
+    if (parsed.password !== '' || (parsed.protocol !== 'ssh:' && parsed.username !== ''))
+      throw refuse('it carries a user name or password; put the token in the token field instead');
     return parsed.protocol === 'ssh:' ? 'ssh' : 'http';
   }
   if (SCP.test(url)) return 'scp';
