@@ -89,6 +89,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     uid: config.uid,
     gid: config.gid,
     timezone: () => settings.timezone(),
+    allowPrivileged: () => settings.allowPrivileged(),
     engine,
     compose,
     jobs,

@@ -32,6 +32,9 @@ export const ERROR_CODES = [
   'path_unreachable',
   'forbidden_path',
   'read_only_setting',
+  'setting_not_available',
+  'compose_refused',
+  'app_powers_refused',
   'disk_full',
   'internal',
 ] as const;

@@ -24,6 +24,33 @@ export const NUMBER_KEYS = [
 
 export const UPDATE_CHANNELS = ['stable', 'beta'] as const;
 export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
+/** ALLOW_PRIVILEGED_APPS: who may install or change an app with powers over the host (privileged, host namespaces, capabilities). */
+export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
+
+/**
+ * Settings stored for features that do not exist yet (backups, disk limits, notifications, shared networks,
+ * Kade's self-update): a PUT that changes one is refused (`setting_not_available`) and the screen marks them.
+ * A key leaves this list in the change that makes it take effect (docs/settings.md).
+ */
+export const NOT_AVAILABLE_KEYS = [
+  'BACKUP_DIR',
+  'SHARED_NETWORK',
+  'APP_NETWORKS',
+  'BACKUP_APPDATA',
+  'BACKUP_SCHEDULE_MODE',
+  'BACKUP_SCHEDULE_DAY',
+  'BACKUP_SCHEDULE_HOUR',
+  'BACKUP_RETENTION_COUNT',
+  'BACKUP_RETENTION_DAYS',
+  'DISK_MIN_FREE_GB',
+  'DISK_WARN_PCT',
+  'BACKUP_OFFSITE_DIR',
+  'NOTIFY_TOKEN',
+  'NOTIFY_EMAIL_PASSWORD',
+  'UPDATE_CHANNEL',
+] as const;
+export type NotAvailableKey = (typeof NOT_AVAILABLE_KEYS)[number];
+export const isNotAvailable = (key: string): key is NotAvailableKey => (NOT_AVAILABLE_KEYS as readonly string[]).includes(key);
 
 /** Weekday names as JavaScript numbers them (0 = Sunday); English and Dutch, full or short. */
 const WEEKDAY_NAMES = [

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ROLES } from './roles.ts';
-import { canonicalTimezone, PATH_KEYS, SCHEDULE_MODES, UPDATE_CHANNELS, weekdayIndex } from './settings-keys.ts';
+import { ALLOW_PRIVILEGED_VALUES, canonicalTimezone, PATH_KEYS, SCHEDULE_MODES, UPDATE_CHANNELS, weekdayIndex } from './settings-keys.ts';
 
 /** Docker's own rule for network names, which also keeps them safe in compose files. */
 export const NETWORK_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
@@ -63,6 +63,8 @@ const common = {
   AUTO_SYNC_ON_BOOT: z.boolean(),
   WIZARD_DONE: z.boolean(),
   UPDATE_CHANNEL: z.enum(UPDATE_CHANNELS),
+  UPDATE_CHECK_ENABLED: z.boolean(),
+  ALLOW_PRIVILEGED_APPS: z.enum(ALLOW_PRIVILEGED_VALUES),
   REGISTRY_URL: z
     .string()
     .max(2048)

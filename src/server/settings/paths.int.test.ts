@@ -28,11 +28,10 @@ describe('paths', () => {
       [{ BASE_DIR: '/etc' }, 'system', 'BASE_DIR=/opt/kade'],
       [{ BASE_DIR: '/' }, 'system', 'BASE_DIR=/opt/kade'],
       [{ DATA_DIR: '/proc/self' }, 'system', undefined],
-      [{ BACKUP_DIR: '/var/run/docker.sock' }, 'system', undefined],
+      [{ LIBRARY_DIR: '/var/run/docker.sock' }, 'system', undefined],
       [{ BASE_DIR: 'relative/kade' }, 'relative', 'BASE_DIR=/opt/kade'],
       [{ DATA_DIR: file }, 'not_a_directory', undefined],
       [{ DATA_DIR: join(file, 'below') }, 'not_creatable', undefined],
-      [{ BACKUP_OFFSITE_DIR: join(suite.outside, 'not-mounted') }, 'missing', undefined],
     ];
     for (const [body, reason, fix] of cases) {
       const r = await suite.admin.put('/api/settings', body);
@@ -75,16 +74,22 @@ describe('paths', () => {
     const r = await suite.admin.put('/api/settings', { ...whole, TIMEZONE: 'UTC' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.BACKUP_DIR, gone);
-    assert.equal((await suite.admin.put('/api/settings', { DISK_WARN_PCT: 80 })).status, 200);
+    assert.equal((await suite.admin.put('/api/settings', { AUTO_SYNC_ON_BOOT: true })).status, 200);
     // Empty means the default again: following BASE_DIR.
     assert.equal((await suite.admin.put('/api/settings', { BACKUP_DIR: '' })).body.BACKUP_DIR, join(whole.BASE_DIR, 'backups'));
   });
 
-  test('an existing offsite folder outside BASE_DIR is accepted', async () => {
-    const r = await suite.admin.put('/api/settings', { BACKUP_OFFSITE_DIR: suite.outside });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.equal(r.body.BACKUP_OFFSITE_DIR, suite.outside);
-    assert.equal((await suite.admin.put('/api/settings', { BACKUP_OFFSITE_DIR: '' })).body.BACKUP_OFFSITE_DIR, '');
+  test('the backup folders cannot be set while backups do not exist; following BASE_DIR still works', async () => {
+    for (const body of [{ BACKUP_OFFSITE_DIR: suite.outside }, { BACKUP_DIR: join(suite.server.baseDir, 'my-backups') }]) {
+      const r = await suite.admin.put('/api/settings', body);
+      isProblem(r, 400, 'setting_not_available');
+      assert.deepEqual(r.body.fields, Object.keys(body));
+    }
+    assert.equal((await suite.admin.get('/api/settings')).body.BACKUP_OFFSITE_DIR, '');
+    const moved = await suite.admin.put('/api/settings', { BASE_DIR: join(suite.server.baseDir, 'offsite-test'), BACKUP_DIR: '' });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.equal(moved.body.BACKUP_DIR, join(suite.server.baseDir, 'offsite-test', 'backups'));
+    assert.equal((await suite.admin.put('/api/settings', { BASE_DIR: '' })).status, 200);
   });
 
   test('GET /api/paths/check answers exactly the documented shape', async () => {

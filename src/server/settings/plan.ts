@@ -1,6 +1,6 @@
 import { joinPath, normalisePath } from '../../shared/paths.ts';
 import type { PathCheckKey, SettingsUpdateT } from '../../shared/settings.ts';
-import { canonicalTimezone, DERIVED_FOLDERS, SECRET_KEYS, type SecretKey, weekdayIndex } from '../../shared/settings-keys.ts';
+import { canonicalTimezone, DERIVED_FOLDERS, isNotAvailable, SECRET_KEYS, type SecretKey, weekdayIndex } from '../../shared/settings-keys.ts';
 import { AppError } from '../core/errors.ts';
 import { DERIVED_KEYS, PLAIN_KEYS, type PlainKey, type SettingsState } from './state.ts';
 
@@ -110,5 +110,26 @@ export function planUpdate(cur: SettingsState, raw: SettingsUpdateT, mountedBase
   planPaths(cur, input, mountedBase, plan);
   planPlain(cur, input, plan);
   planSecrets(cur, input, plan);
+  refuseNotAvailable(cur, input, plan);
   return plan;
+}
+
+/**
+ * A setting of a feature that does not exist yet would be saved and do nothing: refused when the request changes
+ * it. Sending the stored value back (a GET answer), removing a stored secret, or BACKUP_DIR following BASE_DIR is fine.
+ */
+function refuseNotAvailable(cur: SettingsState, input: SettingsUpdateT, plan: Plan): void {
+  const follows = (v: string | undefined) => v !== undefined && v.trim() === '' && !cur.pinned.BACKUP_DIR;
+  const keys = plan.changed.filter((k) => {
+    if (!isNotAvailable(k) || input[k as keyof SettingsUpdateT] === undefined) return false;
+    if (k === 'BACKUP_DIR') return !follows(input.BACKUP_DIR) && Object.hasOwn(plan.set, k);
+    return !plan.remove.includes(k);
+  });
+  const first = keys[0];
+  if (first) {
+    throw new AppError('setting_not_available', `${first} cannot be saved yet: the feature it belongs to is not available yet (docs/settings.md)`, {
+      params: { field: first },
+      fields: keys,
+    });
+  }
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { AuthSettingsT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
-import type { PathKey, SecretKey } from '../../shared/settings-keys.ts';
+import type { ALLOW_PRIVILEGED_VALUES, PathKey, SecretKey } from '../../shared/settings-keys.ts';
 import { requireRole } from '../core/authorize.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
@@ -9,6 +9,8 @@ import { checkPath, type PathRules, pathRefusal } from './path-check.ts';
 import { type Plan, planUpdate } from './plan.ts';
 import type { SettingsRepo } from './settings.repo.ts';
 import { loadState, presentState, type SettingsDefaults, type SettingsState } from './state.ts';
+
+type PrivilegedPolicy = (typeof ALLOW_PRIVILEGED_VALUES)[number];
 
 export interface SettingsDeps {
   repo: SettingsRepo;
@@ -109,6 +111,9 @@ export function createSettingsService(d: SettingsDeps) {
 
     timezone: (): string => state().plain.TIMEZONE,
     autoSyncOnBoot: (): boolean => state().plain.AUTO_SYNC_ON_BOOT,
+    /** Read at each check, so a saved change applies at once. */
+    updateCheckEnabled: (): boolean => state().plain.UPDATE_CHECK_ENABLED,
+    allowPrivileged: (): PrivilegedPolicy => state().plain.ALLOW_PRIVILEGED_APPS,
     pathsInUse: (): Readonly<Record<PathKey, string>> => pathsInUse,
     auth: (): AuthSettingsT => state().auth,
     /** A write-only value for the module that uses it (notifications, self-update); null when not set. */

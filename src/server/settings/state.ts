@@ -24,6 +24,8 @@ export const PLAIN_KEYS = [
   'AUTO_SYNC_ON_BOOT',
   'WIZARD_DONE',
   'UPDATE_CHANNEL',
+  'UPDATE_CHECK_ENABLED',
+  'ALLOW_PRIVILEGED_APPS',
   'REGISTRY_URL',
   'REGISTRY_USER',
 ] as const satisfies readonly (keyof SettingsT)[];
@@ -59,6 +61,8 @@ function plainDefaults(d: SettingsDefaults): PlainValues {
     AUTO_SYNC_ON_BOOT: d.autoSyncOnBoot,
     WIZARD_DONE: false,
     UPDATE_CHANNEL: 'stable',
+    UPDATE_CHECK_ENABLED: true,
+    ALLOW_PRIVILEGED_APPS: 'admins',
     REGISTRY_URL: '',
     REGISTRY_USER: '',
   };

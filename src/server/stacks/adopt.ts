@@ -6,6 +6,7 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { enforceComposeFiles } from './compose-policy.ts';
 import type { StackContext } from './stack-context.ts';
 import { composePath, readComposeDoc, type StackMetaT } from './stack-files.ts';
 
@@ -76,6 +77,7 @@ export function createAdopt(c: StackContext) {
           fields: ['path'],
         });
     }
+    enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
     await c.compose.validate({ name: project, dir: real, file });
 
     const meta: StackMetaT = {

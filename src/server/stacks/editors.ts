@@ -6,6 +6,7 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { enforceComposePolicy } from './compose-policy.ts';
 import { checkEnvText } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
 import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
@@ -67,6 +68,7 @@ export function createEditors(c: StackContext) {
     requireRole(actor, 'admin', 'editing the compose file');
     const loc = c.dirs.locate(name);
     checkComposeYaml(content);
+    enforceComposePolicy(actor, content, { envText: readTextOrEmpty(loc.envPath), allow: c.allowPrivileged() });
     c.jobs.checkFree(name);
     const file = loc.composeFile ?? join(loc.dir, COMPOSE_FILE);
     mkdirSync(c.tmpDir, { recursive: true, mode: 0o700 });

@@ -13,6 +13,7 @@ import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
 import { applyChoices, checkChoices } from './choices.ts';
+import { enforceComposePolicy } from './compose-policy.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
 import { mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
@@ -179,6 +180,7 @@ export function createReconfigure(c: StackContext) {
   function reconfigure(actor: Actor, name: string, req: ReconfigureRequestT): JobT {
     requireRole(actor, 'operator', 'reconfigure');
     const p = prepare(name, req);
+    enforceComposePolicy(actor, p.composeText, { env: p.newEnv, allow: c.allowPrivileged() });
     return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
       for (const s of p.secrets) ctx.mask(s);
       const snap = c.snapshots.take(p.loc, 'reconfigure');

@@ -10,6 +10,7 @@ import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { createAdopt } from './adopt.ts';
+import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
@@ -40,6 +41,8 @@ export interface StacksDeps {
   clock: () => Date;
   /** The update state the list shows, from the 6-hour result cache (updates/); 'unknown' when absent. */
   updateState?: (name: string) => StackT['update'];
+  /** ALLOW_PRIVILEGED_APPS as it is now: who may install an app with powers over the host (compose-policy.ts). */
+  allowPrivileged?: () => PrivilegedPolicy;
 }
 
 export type StackOp = 'start' | 'stop' | 'restart';
@@ -51,6 +54,7 @@ export function createStacksService(d: StacksDeps) {
   const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock);
   const dirOf = (name: string) => join(d.libraryDir, name);
   const update = d.updateState ?? (() => 'unknown' as const);
+  const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
 
   /** The cache status of every repo, read once per answer; a removed repo has none. */
   const repoStatuses = () => {
@@ -92,6 +96,7 @@ export function createStacksService(d: StacksDeps) {
       timezone: d.timezone(),
       now: d.clock(),
     });
+    enforceComposePolicy(actor, prepared.render.compose, { env: prepared.render.env, allow: allowPrivileged() });
     return d.jobs.start({ kind: 'stack.install', stack: req.name, actor }, async (ctx) => {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
@@ -196,6 +201,7 @@ export function createStacksService(d: StacksDeps) {
     baseDir: d.baseDir,
     engineSocket: d.engineSocket,
     tmpDir: join(d.stateDir, 'tmp'),
+    allowPrivileged,
     up,
   };
   const reconfigure = createReconfigure(context);
