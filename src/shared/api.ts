@@ -62,6 +62,8 @@ export const JobAccepted = z.object({ job: Job });
 export const JobLog = z.object({ lines: z.array(z.string()), next_offset: z.number().int(), done: z.boolean() });
 
 export const RepoInput = z.object({
+  /** Optional; must be a safe name (checked by the service, 400 `invalid_name`). Derived from `name` when absent. */
+  id: z.string().max(100).optional(),
   name: z.string().min(1).max(100),
   url: z.string().min(1).max(2048),
   branch: z.string().min(1).max(255).optional(),
@@ -90,6 +92,8 @@ export const Repo = z.object({
     error: z.string().nullable(),
   }),
   outdated: z.boolean(),
+  /** App folders of the cache left out of the store because they fail validation; `app` '' is the apps folder itself. */
+  skipped: z.array(z.object({ app: z.string(), reason: z.string() })),
 });
 
 export const StoreApp = z.object({

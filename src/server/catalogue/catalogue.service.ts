@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import type { JobT, RepoT } from '../../shared/api.ts';
+import { isSafeName } from '../../shared/names.ts';
 import { isOutdated } from '../../shared/version.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
@@ -12,6 +13,8 @@ import { checkGitUrl, redactUrl } from './git-url.ts';
 import type { RepoRecord, ReposRepo } from './repos.repo.ts';
 
 export interface RepoInputT {
+  /** The id the user chose; derived from `name` when absent. */
+  id?: string | undefined;
   name: string;
   url: string;
   branch?: string | undefined;
@@ -20,7 +23,19 @@ export interface RepoInputT {
   pinned_commit?: string | undefined;
 }
 
-/** A relative folder inside the repo; refuses absolute paths and `..`. */
+/** A repo id the user gave: a safe name, refused (never rewritten) otherwise. */
+function checkRepoId(id: string): string {
+  if (!isSafeName(id)) {
+    throw new AppError(
+      'invalid_name',
+      `repo id '${id}' is not a safe name: lower-case letters, digits, _ and -, starting with a letter or digit, at most 63 characters`,
+      { params: { name: id }, fields: ['id'] },
+    );
+  }
+  return id;
+}
+
+/** A relative folder inside the repo ('' is the root); refuses absolute paths and `..`. */
 export function checkSubdirectory(raw: string | undefined): string {
   const s = (raw ?? '')
     .trim()
@@ -81,6 +96,7 @@ export function createCatalogueService(deps: {
       pinned_commit: r.pinnedCommit,
       status: { commit: r.commit, commit_date: r.commitDate, synced_at: r.syncedAt, version: r.cacheVersion, outdated, error: r.lastError },
       outdated,
+      skipped: index(r).skipped,
     };
   }
 
@@ -110,8 +126,8 @@ export function createCatalogueService(deps: {
     repos.synced(r.id, clock().toISOString(), commit.sha, commit.date, readCacheVersion(dir));
     indexes.delete(r.id);
     const idx = index(get(r.id));
-    ctx?.log(`${r.name}: commit ${commit.sha.slice(0, 12)}, ${idx.apps.length} apps${idx.errors.length ? `, ${idx.errors.length} broken` : ''}`);
-    for (const e of idx.errors) ctx?.log(`  ${e.app}: ${e.error}`);
+    ctx?.log(`${r.name}: commit ${commit.sha.slice(0, 12)}, ${idx.apps.length} apps${idx.skipped.length ? `, ${idx.skipped.length} could not be read` : ''}`);
+    for (const e of idx.skipped) ctx?.log(`  ${e.app || '(apps folder)'}: ${e.reason}`);
   }
 
   function startSync(actor: Actor | null, id: string): JobT {
@@ -126,7 +142,7 @@ export function createCatalogueService(deps: {
   function index(r: RepoRecord): RepoIndex {
     const cached = indexes.get(r.id);
     if (cached && cached.commit === r.commit) return cached.index;
-    const idx = r.commit ? indexRepo(r.id, appsDir(r)) : { apps: [], errors: [] };
+    const idx = r.commit ? indexRepo(r.id, appsDir(r)) : { apps: [], skipped: [] };
     indexes.set(r.id, { commit: r.commit, index: idx });
     return idx;
   }
@@ -147,10 +163,15 @@ export function createCatalogueService(deps: {
     get: (id: string): RepoT => present(get(id)),
 
     add(actor: Actor, input: RepoInputT): { repo: RepoT; job: JobT } {
+      const chosen = input.id === undefined ? undefined : checkRepoId(input.id);
       const v = validated(input);
+      if (chosen && repos.get(chosen)) {
+        throw new AppError('name_taken', `a repo with id '${chosen}' exists already`, { params: { name: chosen }, fields: ['id'] });
+      }
+      // Only an id derived from the name gets a numeric suffix; a chosen one is used as given.
       const base = slugify(v.name);
-      let id = base;
-      for (let n = 2; repos.get(id); n++) id = `${base}-${n}`;
+      let id = chosen ?? base;
+      for (let n = 2; !chosen && repos.get(id); n++) id = `${base}-${n}`;
       repos.insert({ id, ...v, token: input.token || null, createdAt: clock().toISOString() });
       events.emit({ type: 'repo.added', actor, source: 'catalogue', target: id, status: 'ok' });
       return { repo: present(get(id)), job: startSync(actor, id) };
@@ -158,7 +179,13 @@ export function createCatalogueService(deps: {
 
     edit(actor: Actor, id: string, input: RepoInputT): { repo: RepoT; job: JobT } {
       const old = get(id);
-      const v = validated({ ...input, url: input.url || old.url });
+      // Absent keeps what is stored; an empty subdirectory means the repo's root.
+      const v = validated({
+        ...input,
+        url: input.url || old.url,
+        branch: input.branch ?? old.branch,
+        subdirectory: input.subdirectory ?? old.subdirectory,
+      });
       // An empty token keeps the stored one: the interface never receives it to send back.
       repos.update({ id, ...v, token: input.token ? input.token : old.token });
       events.emit({ type: 'repo.edited', actor, source: 'catalogue', target: id, status: 'ok', detail: { action: 'edit' } });

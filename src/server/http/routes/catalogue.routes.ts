@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { InstallRequest, Job, JobAccepted, Repo, RepoInput, StoreApp } from '../../../shared/api.ts';
+import { InstallRequest, Job, JobAccepted, Name, Repo, RepoInput, StoreApp } from '../../../shared/api.ts';
 import { CATEGORIES } from '../../../shared/categories.ts';
 import { englishText, TemplateFile } from '../../../shared/template.ts';
 import { categoriesOf } from '../../catalogue/derive-categories.ts';
@@ -9,7 +9,8 @@ import { presentAppSchema } from '../presenters/app-schema.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const RepoId = z.object({ id: z.string().max(100) });
+// Ids and names in the path are safe names: anything else is a 400 naming the rule, before any lookup.
+const RepoId = z.object({ id: Name });
 const RepoAccepted = z.object({ repo: Repo, job: Job });
 
 const listRepos = defineRoute('viewer', {
@@ -32,7 +33,7 @@ const editRepo = defineRoute('admin', {
   path: '/api/repos/{id}',
   tags: ['catalogue'],
   summary: 'Edit a repo (id unchanged; empty token keeps the stored one) and fetch it again',
-  request: { params: RepoId, body: jsonBody(RepoInput.extend({ url: z.string().max(2048).optional() })) },
+  request: { params: RepoId, body: jsonBody(RepoInput.omit({ id: true }).extend({ url: z.string().max(2048).optional() })) },
   responses: { 202: json(RepoAccepted), ...PROBLEMS },
 });
 const deleteRepo = defineRoute('admin', {
@@ -63,13 +64,14 @@ const AppSchema = z.object({
   app: z.string(),
   template: TemplateFile,
   values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  data_root: z.string().describe('DATA_DIR: each app owns DATA_DIR/<its name>, the default of its data folder (appdata_dir) and of an empty path field'),
 });
 const storeApp = defineRoute('viewer', {
   method: 'get',
   path: '/api/store/apps/{repo}/{app}',
   tags: ['catalogue'],
   summary: "The app's form schema with pre-filled values",
-  request: { params: z.object({ repo: z.string().max(100), app: z.string().max(100) }) },
+  request: { params: z.object({ repo: Name, app: Name }) },
   responses: { 200: json(AppSchema), ...PROBLEMS },
 });
 const install = defineRoute('operator', {
