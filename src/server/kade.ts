@@ -4,7 +4,8 @@ import { createAuditRepo } from './audit/audit.repo.ts';
 import { createAuditService } from './audit/audit.service.ts';
 import { createAuditSubscriber } from './audit/audit.subscriber.ts';
 import { createAuthModule } from './auth/auth-module.ts';
-import { createSsoConfigReader } from './auth/sso-config.ts';
+import { createProxyTrust } from './auth/proxy-trust.ts';
+import { activeAuthSettings, createSsoConfigReader } from './auth/sso-config.ts';
 import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
 import { createReposRepo } from './catalogue/repos.repo.ts';
@@ -59,14 +60,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const compose = createComposeCli(config.engine, config.compose);
   const git = createGitCli();
   // Stored settings win over the boot config: the folders when Kade starts, the time zone and auto-sync as they are now.
-  const settings = createSettingsModule({ db, events, logger, config });
+  // Single sign-on from the SVC_AUTH_PROXY_* environment (or a row an older version stored), shown read-only in the settings.
+  const sso = createSsoConfigReader(db, logger, config.proxy);
+  const settings = createSettingsModule({ db, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
   const paths = settings.pathsInUse();
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
-  const interrupted = jobs.recover();
-  if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart marked interrupted');
-  // SSO config from the AUTH row of the settings table, read per request so a saved change applies at once.
-  const { auth, users } = createAuthModule({ db, events, clock, ssoConfig: createSsoConfigReader(db, logger) });
+  const { auth, users } = createAuthModule({ db, events, clock, ssoConfig: sso.read });
   const catalogue = createCatalogueService({
     repos: createReposRepo(db),
     git,
@@ -135,6 +135,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   return {
     app,
     events,
+      proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
+      hosts: { bind: config.bind, allowed: config.allowedHosts },
     async close() {
       stackUpdates.stop();
       await jobs.idle();

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'wrong_password',
   'forbidden',
   'csrf',
+  'host_not_allowed',
   'own_container',
   'conflict',
   'slot_busy',

@@ -2,6 +2,7 @@ import type { EventBus } from '../core/events.ts';
 import type { Db } from '../db/db.ts';
 import { createAuthService } from './auth.service.ts';
 import { createAuthKeysRepo } from './auth-keys.repo.ts';
+import { createLoginBackoff } from './login-backoff.ts';
 import { createDefaultLimiter } from './rate-limit.ts';
 import { createSessionsRepo } from './sessions.repo.ts';
 import { createSsoResolver } from './sso.ts';
@@ -10,8 +11,8 @@ import { createUsersRepo } from './users.repo.ts';
 import { createUsersService } from './users.service.ts';
 
 /**
- * Builds the auth domain: repositories, one password-guess limiter shared by login and
- * password change, single sign-on, and the two services the routes call.
+ * Builds the auth domain: repositories, the login back-off (per account and address), the
+ * password-change limiter (per account), single sign-on, and the two services the routes call.
  */
 export function createAuthModule(deps: { db: Db; events: EventBus; clock: () => Date; ssoConfig: () => SsoConfig | null }) {
   const { db, events, clock } = deps;
@@ -21,7 +22,7 @@ export function createAuthModule(deps: { db: Db; events: EventBus; clock: () => 
   const limiter = createDefaultLimiter();
   const sso = createSsoResolver({ config: deps.ssoConfig, users, csrfKey: () => keys.key('sso_csrf') });
   return {
-    auth: createAuthService({ users, sessions, events, clock, limiter, sso }),
+    auth: createAuthService({ users, sessions, events, clock, backoff: createLoginBackoff(), sso }),
     users: createUsersService({ users, sessions, events, clock, limiter }),
   };
 }

@@ -3,8 +3,8 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/passwords
 import type { Role } from '../../shared/roles.ts';
 import { AppError } from '../core/errors.ts';
 import type { EventBus } from '../core/events.ts';
+import type { LoginBackoff } from './login-backoff.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
-import type { LoginLimiter } from './rate-limit.ts';
 import type { SessionsRepo } from './sessions.repo.ts';
 import type { SsoResolver } from './sso.ts';
 import type { UsersRepo } from './users.repo.ts';
@@ -62,10 +62,10 @@ export function createAuthService(deps: {
   sessions: SessionsRepo;
   events: EventBus;
   clock: () => Date;
-  limiter: LoginLimiter;
+  backoff: LoginBackoff;
   sso: SsoResolver;
 }) {
-  const { users, sessions, events, clock, limiter, sso } = deps;
+  const { users, sessions, events, clock, backoff, sso } = deps;
 
   const open = (name: string, role: Role) => {
     const s = sessions.create(name, clock(), SESSION_TTL_MS);
@@ -78,6 +78,8 @@ export function createAuthService(deps: {
 
     /** Creates the first account (always admin) and logs it in; refused once any account exists. */
     async setup(username: string, password: string, ip: string) {
+      // Checked before any work: after setup this route must cost a caller nothing (no hashing).
+      if (users.count() > 0) throw new AppError('setup_done', 'an account exists already; log in instead');
       validateCredentialsInput(username, password);
       const hash = await hashPassword(password);
       if (!users.insertFirst(username, hash, clock().toISOString())) {
@@ -95,12 +97,13 @@ export function createAuthService(deps: {
     },
 
     /**
-     * The limiter is asked before the account is looked up, and an unknown user is checked
-     * against a dummy hash: neither the answer nor its timing tells whether the account exists.
+     * The back-off (per account and per client address) is asked before the account is looked
+     * up, and an unknown user is checked against a dummy hash: neither the answer nor its timing
+     * tells whether the account exists.
      */
     async login(username: string, password: string, ip: string) {
       const now = clock().getTime();
-      const wait = limiter.take(ip, now);
+      const wait = backoff.take(username, ip, now);
       if (wait > 0) throw tooManyAttempts(wait);
       const user = users.get(username);
       const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
@@ -108,7 +111,7 @@ export function createAuthService(deps: {
         events.emit({ type: 'user.login', actor: null, source: 'auth', target: username, status: 'failed', detail: { ip } });
         throw new AppError('bad_credentials', 'user name or password is wrong');
       }
-      limiter.forgive(ip, now);
+      backoff.succeeded(username, ip, now);
       events.emit({ type: 'user.login', actor: { user: user.name, role: user.role, ip }, source: 'auth', status: 'ok' });
       return open(user.name, user.role);
     },

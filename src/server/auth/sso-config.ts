@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ROLES, type Role } from '../../shared/roles.ts';
+import { AUTH_DEFAULT, type AuthSettingsT } from '../../shared/settings.ts';
+import type { ProxyConfig } from '../config/config.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Db } from '../db/db.ts';
 import { createIpMatcher } from './ip-match.ts';
@@ -38,11 +40,33 @@ export function ssoConfigFromAuthBlock(block: unknown): SsoConfig | null {
   return { header, proxies, proxy_role: proxyRole };
 }
 
+/** Where the active single sign-on config came from. */
+export type SsoSource = 'environment' | 'settings' | 'none';
+
+/** The SVC_AUTH_PROXY_* variables as an SSO config, or null when they do not switch it on. */
+export function ssoConfigFromEnv(proxy: ProxyConfig): SsoConfig | null {
+  return proxy.header ? { header: proxy.header, proxies: [...proxy.trusted], proxy_role: proxy.role } : null;
+}
+
 /**
- * Reads the SSO config from the `AUTH` row of the settings table on every call, so a change
- * made in the settings applies to the next request. A broken row is logged and means off.
+ * The SSO config: the SVC_AUTH_PROXY_* variables when they set a header; otherwise the `AUTH`
+ * row a settings table of an older version may hold (read on every call). A broken row is logged and means off.
  */
-export function createSsoConfigReader(db: Db, logger: Logger): () => SsoConfig | null {
+export function createSsoConfigReader(db: Db, logger: Logger, proxy?: ProxyConfig): { read: () => SsoConfig | null; source: () => SsoSource } {
+  const fromEnv = proxy ? ssoConfigFromEnv(proxy) : null;
+  const fromDb = createStoredSsoConfigReader(db, logger);
+  const read = () => fromEnv ?? fromDb();
+  return { read, source: () => (fromEnv ? 'environment' : fromDb() ? 'settings' : 'none') };
+}
+
+/** The active config as the settings screen shows it (read-only), with where it came from. */
+export function activeAuthSettings(sso: { read: () => SsoConfig | null; source: () => SsoSource }): { auth: AuthSettingsT; source: SsoSource } {
+  const c = sso.read();
+  const auth: AuthSettingsT = c ? { proxy_header: c.header, trusted_proxies: [...c.proxies], proxy_role: c.proxy_role } : AUTH_DEFAULT;
+  return { auth, source: sso.source() };
+}
+
+function createStoredSsoConfigReader(db: Db, logger: Logger): () => SsoConfig | null {
   const row = db.prepare<[], { value: string }>("SELECT value FROM settings WHERE key = 'AUTH'");
   let seen = '';
   // Told once per stored value, not on every request.

@@ -2,7 +2,10 @@ import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
+import { type ProxyConfig, readProxyConfig } from './proxy-env.ts';
 import { detectTimezone } from './timezone.ts';
+
+export type { ProxyConfig };
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** The small image whose `tail` reads the host's socket tables for the port check; never pulled by Kade. */
@@ -22,6 +25,10 @@ const EnvSchema = z.object({
   TZ: z.string().optional(),
   AUTO_SYNC_ON_BOOT: z.enum(['0', '1', 'true', 'false']).optional(),
   SVC_PROBE_IMAGE: z.string().min(1).default(DEFAULT_PROBE_IMAGE),
+  SVC_AUTH_PROXY_TRUSTED: z.string().optional(),
+  SVC_AUTH_PROXY_HEADER: z.string().optional(),
+  SVC_AUTH_PROXY_ROLE: z.string().optional(),
+  SVC_ALLOWED_HOSTS: z.string().optional(),
 });
 
 /** Where the engine lives: a unix socket or a tcp host. Never a global; handed to the adapter. */
@@ -47,6 +54,10 @@ export interface Config {
   readonly timezone: string;
   readonly autoSyncOnBoot: boolean;
   readonly probeImage: string;
+  /** The trusted reverse proxy and single sign-on through it, from the SVC_AUTH_PROXY_* variables. */
+  readonly proxy: ProxyConfig;
+  /** Host names (besides this machine's own addresses) accepted while setup is not done. */
+  readonly allowedHosts: readonly string[];
 }
 
 export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
@@ -93,7 +104,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     timezone: detectTimezone(e.TZ),
     autoSyncOnBoot: e.AUTO_SYNC_ON_BOOT === '1' || e.AUTO_SYNC_ON_BOOT === 'true',
     probeImage: e.SVC_PROBE_IMAGE,
+    proxy: readProxyConfig(e),
+    allowedHosts: readAllowedHosts(e.SVC_ALLOWED_HOSTS),
   });
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?)*$/;
+
+/** SVC_ALLOWED_HOSTS: comma-separated host names (no port); a bad entry stops the start. */
+function readAllowedHosts(raw: string | undefined): string[] {
+  const names = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = names.find((h) => !HOST_NAME.test(h) && !/^[\d.]+$|^\[?[\da-f:]+\]?$/.test(h));
+  if (bad !== undefined) {
+    throw new AppError(
+      'validation',
+      `environment variable SVC_ALLOWED_HOSTS is invalid: '${bad}' is not a host name (give names without port, comma-separated)`,
+      {
+        params: { name: 'SVC_ALLOWED_HOSTS' },
+      },
+    );
+  }
+  return names.map((h) => h.replace(/^\[|\]$/g, ''));
 }
 
 /** Creates the directories Kade writes to and proves they are writable, naming the one that is not. */

@@ -1,10 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
+import type { ProxyTrust } from '../auth/proxy-trust.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { AppEnv } from './context.ts';
 import { sessionMiddleware } from './guard.ts';
+import { hostCheck } from './host-check.ts';
 import { normaliseError, problemResponse } from './problem.ts';
 import { auditRoutes } from './routes/audit.routes.ts';
 import { authRoutes } from './routes/auth.routes.ts';
@@ -29,7 +31,14 @@ export interface HttpOptions {
   prefill: { dataDir: string; uid: number; gid: number };
   /** The peer address of a request; node-server provides it, in-process tests do not. */
   peerAddress?: (req: Request, env: unknown) => string | undefined;
+  /** Which peers may speak for a client through X-Forwarded-For/-Proto. */
+  proxyTrust: ProxyTrust;
+  /** The bind address and SVC_ALLOWED_HOSTS: the Host names accepted until setup is done. */
+  hosts: { bind: string; allowed: readonly string[] };
 }
+
+/** Every API answer: never cached (answers carry names, states and CSRF tokens), never sniffed as another type. */
+const API_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 const MAX_BODY = 1024 * 1024;
 const NAME_FIELDS = new Set(['name', 'username', 'repo', 'app']);
@@ -54,15 +63,23 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
 
   app.use('*', requestId());
   app.use('*', async (c, next) => {
-    c.set('ip', opts.peerAddress?.(c.req.raw, c.env) ?? 'unknown');
+    const client = opts.proxyTrust.describe(opts.peerAddress?.(c.req.raw, c.env), c.req.url, (name) => c.req.header(name));
+    c.set('peer', client.peer);
+    c.set('ip', client.ip);
+    c.set('https', client.https);
     const log = opts.logger.child({ req_id: c.get('requestId') });
     c.set('log', log);
     const started = performance.now();
     await next();
     log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
+  app.use('/api/*', async (c, next) => {
+    await next();
+    for (const [k, v] of Object.entries(API_HEADERS)) c.res.headers.set(k, v);
+  });
+  // Every route, API or not, chunked or not: the limit counts the bytes as they arrive.
   app.use(
-    '/api/*',
+    '*',
     bodyLimit({
       maxSize: MAX_BODY,
       onError: () => {
@@ -70,6 +87,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
       },
     }),
   );
+  app.use('*', hostCheck({ setupRequired: () => services.auth.setupRequired(), ...opts.hosts }));
   app.use('/api/*', sessionMiddleware(services.auth));
 
   systemRoutes(app, opts.version, services);

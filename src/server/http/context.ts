@@ -8,7 +8,12 @@ export interface AppEnv {
     auth: Authenticated | null;
     requestId: string;
     log: Logger;
+    /** The client's address (from a trusted proxy's X-Forwarded-For, else the socket's peer). */
     ip: string;
+    /** The socket's own peer address: the only one single sign-on trusts. */
+    peer: string;
+    /** Whether the client reached Kade over HTTPS, directly or at a trusted proxy. */
+    https: boolean;
   };
 }
 

@@ -16,7 +16,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function sessionMiddleware(auth: AuthService) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set('auth', auth.resolve({ cookie: getCookie(c, SESSION_COOKIE), ip: c.get('ip'), header: (name) => c.req.header(name) }));
+    c.set('auth', auth.resolve({ cookie: getCookie(c, SESSION_COOKIE), ip: c.get('peer'), header: (name) => c.req.header(name) }));
     await next();
   });
 }

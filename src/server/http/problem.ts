@@ -24,6 +24,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   forbidden: 403,
   app_powers_refused: 403,
   csrf: 403,
+  host_not_allowed: 403,
   wrong_password: 403,
   own_container: 403,
   not_found: 404,

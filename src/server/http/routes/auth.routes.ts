@@ -38,15 +38,12 @@ const logout = defineRoute('viewer', {
   responses: { 204: { description: 'logged out' }, ...PROBLEMS },
 });
 
-function secureRequest(c: Context<AppEnv>): boolean {
-  return new URL(c.req.url).protocol === 'https:';
-}
-
 function setSession(c: Context<AppEnv>, id: string): void {
   setCookie(c, SESSION_COOKIE, id, {
     httpOnly: true,
     sameSite: 'Strict',
-    secure: secureRequest(c),
+    // Secure over HTTPS, direct or at a trusted proxy (X-Forwarded-Proto from anyone else is ignored).
+    secure: c.get('https'),
     path: '/',
     maxAge: 7 * 24 * 3600,
   });
