@@ -77,6 +77,7 @@ describe('compose powers', () => {
     ];
     for (const text of spoofs) refusedWith(() => composePowers(text), 'compose_refused', 'owner_label');
     assert.deepEqual(composePowers(svc('    labels:\n      traefik.enable: "true"\n')), []);
+    assert.deepEqual(composePowers(svc('    labels:\n      kade.test: "1"\n')), []);
   });
 });
 

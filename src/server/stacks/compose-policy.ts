@@ -40,8 +40,10 @@ const DEFAULT_CAPS = new Set([
   'SETFCAP',
 ]);
 
-/** Label prefixes by which Kade and compose tell which app a container belongs to. */
+/** Label prefixes by which Kade and compose tell which app a container belongs to (and what it is, `kade.probe`). */
 const OWNER_LABELS = ['com.docker.compose.', 'kade.'];
+/** The test suite's cleanup marker: it grants nothing (Kade never reads it), so templates under test may set it. */
+const FREE_LABELS = new Set(['kade.test']);
 export const MAX_ALIASES = 100;
 
 type Obj = Record<string, unknown>;
@@ -132,7 +134,10 @@ function labelKeys(labels: unknown): string[] {
 function ownerLabels(doc: Obj): { where: string; label: string }[] {
   const out: { where: string; label: string }[] = [];
   const scan = (where: string, labels: unknown) => {
-    for (const label of labelKeys(labels)) if (OWNER_LABELS.some((p) => label.toLowerCase().startsWith(p))) out.push({ where, label });
+    for (const label of labelKeys(labels)) {
+      const key = label.toLowerCase();
+      if (!FREE_LABELS.has(key) && OWNER_LABELS.some((p) => key.startsWith(p))) out.push({ where, label });
+    }
   };
   for (const top of ['services', 'networks', 'volumes'] as const) {
     const defs = isObj(doc[top]) ? doc[top] : {};
