@@ -45,6 +45,8 @@ export interface StackUpdatesDeps {
   stackNames: () => string[];
   logger: Logger;
   now: () => number;
+  /** UPDATE_CHECK_ENABLED as it is now: when off, the background check asks no registry (a manual check still does). */
+  enabled?: () => boolean;
 }
 
 /**
@@ -77,6 +79,10 @@ export function createStackUpdates(d: StackUpdatesDeps) {
   }
 
   const runInBackground = () => {
+    if (d.enabled && !d.enabled()) {
+      d.logger.info('background update check skipped: UPDATE_CHECK_ENABLED is off');
+      return;
+    }
     checkAll().catch((err: unknown) => d.logger.warn({ err }, 'background update check failed'));
   };
 

@@ -18,8 +18,13 @@ export function registryCredentials(settings: Pick<SettingsService, 'registry'>)
   return host && r.user && r.token ? { host, user: r.user, token: r.token } : null;
 }
 
-/** The image checker and the per-stack results behind it, wired to the engine and the settings' account. */
-export function createUpdateChecks(deps: { engine: Engine; settings: Pick<SettingsService, 'registry'>; libraryDir: string; logger: Logger }) {
+/** The image checker and the per-stack results behind it, wired to the engine and the settings' account and UPDATE_CHECK_ENABLED. */
+export function createUpdateChecks(deps: {
+  engine: Engine;
+  settings: Pick<SettingsService, 'registry' | 'updateCheckEnabled'>;
+  libraryDir: string;
+  logger: Logger;
+}) {
   const registry = createRegistryClient({ credentials: () => registryCredentials(deps.settings) });
   const checker = createImageChecker({
     local: async (image) => (await deps.engine.inspectImage(image))?.repoDigests ?? null,
@@ -27,5 +32,12 @@ export function createUpdateChecks(deps: { engine: Engine; settings: Pick<Settin
     limiter: createKeyedLimiter(CHECKS_PER_REGISTRY),
     now: Date.now,
   });
-  return createStackUpdates({ engine: deps.engine, checker, stackNames: () => stackNames(deps.libraryDir), logger: deps.logger, now: Date.now });
+  return createStackUpdates({
+    engine: deps.engine,
+    checker,
+    stackNames: () => stackNames(deps.libraryDir),
+    logger: deps.logger,
+    now: Date.now,
+    enabled: () => deps.settings.updateCheckEnabled(),
+  });
 }
