@@ -86,6 +86,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
     libraryDir: paths.LIBRARY_DIR,
     dataDir: paths.DATA_DIR,
+    backupDir: paths.BACKUP_DIR,
+    allowedHostDirs: () => settings.allowedHostDirs(),
     uid: config.uid,
     gid: config.gid,
     timezone: () => settings.timezone(),

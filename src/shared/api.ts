@@ -115,6 +115,8 @@ export const InstallRequest = z.object({
   app: Name,
   name: Name,
   values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  /** An admin's explicit, audited permission for host paths outside the app (the `confirm` param of a forbidden_path refusal). */
+  confirm_outside_paths: z.array(z.string().max(4096)).max(100).optional(),
 });
 
 export const STACK_STATUSES = ['running', 'partial', 'stopped', 'restarting', 'unknown', 'missing_compose'] as const;

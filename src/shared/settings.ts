@@ -63,6 +63,8 @@ const common = {
   AUTO_SYNC_ON_BOOT: z.boolean(),
   WIZARD_DONE: z.boolean(),
   UPDATE_CHANNEL: z.enum(UPDATE_CHANNELS),
+  /** Host folders (absolute) an admin allows apps to bind and take devices from, besides each app's own data folder. */
+  ALLOWED_HOST_DIRS: z.array(PathText).max(64),
   UPDATE_CHECK_ENABLED: z.boolean(),
   ALLOW_PRIVILEGED_APPS: z.enum(ALLOW_PRIVILEGED_VALUES),
   REGISTRY_URL: z
@@ -119,7 +121,8 @@ export const SettingsUpdate = z
   .strict();
 export type SettingsUpdateT = z.infer<typeof SettingsUpdate>;
 
-export const PATH_REASONS = ['relative', 'system', 'outside_base', 'not_a_directory', 'not_writable', 'not_creatable', 'missing'] as const;
+/** `not_allowed`: the one answer a non-admin gets for a folder outside the places an app may use, whatever the reason. */
+export const PATH_REASONS = ['relative', 'system', 'outside_base', 'not_a_directory', 'not_writable', 'not_creatable', 'missing', 'not_allowed'] as const;
 export type PathReason = (typeof PATH_REASONS)[number];
 /** Which rules apply: the base and derived folders must lie in the mounted BASE_DIR; the offsite folder must exist (a mount). */
 export const PATH_CHECK_KEYS = [...PATH_KEYS, 'BACKUP_OFFSITE_DIR'] as const;

@@ -63,9 +63,16 @@ export const StackConfig = z.object({
 });
 
 /** POST /api/stacks/{name}/reconfigure: new form values (secrets left out are kept) and the extras per service. */
+/**
+ * An admin's explicit, audited permission for host paths outside the app's own folders and ALLOWED_HOST_DIRS:
+ * exactly the paths a `forbidden_path` refusal listed (its `confirm` param). Operators cannot use it.
+ */
+export const ConfirmOutsidePaths = z.array(z.string().max(4096)).max(100).optional();
+
 export const ReconfigureRequest = z.object({
   values: z.record(z.string(), Value).default({}),
   services: z.record(z.string(), ServiceChoices).optional(),
+  confirm_outside_paths: ConfirmOutsidePaths,
 });
 
 /** GET /api/stacks/{name}/services/{service}/tags */
@@ -83,6 +90,10 @@ export const ImageTags = z.object({
 
 /** GET and PUT /api/stacks/{name}/env and /compose */
 export const FileContent = z.object({ content: z.string().max(512 * 1024) });
+/** PUT of the compose or `.env` text: an admin confirms host paths outside the app here. */
+export const FileSave = FileContent.extend({ confirm_outside_paths: ConfirmOutsidePaths });
+/** POST of a snapshot restore (body optional). */
+export const RestoreRequest = z.object({ confirm_outside_paths: ConfirmOutsidePaths });
 export const FileSaved = z.object({ content: z.string(), snapshot: z.string() });
 
 /** A copy of a stack's files taken before a change; the user can return to it. */
@@ -109,6 +120,13 @@ export const StackCredentials = z.object({
 export const AdoptRequest = z.object({
   path: z.string().min(1).max(4096),
   name: z.string().optional(),
+  confirm_outside_paths: ConfirmOutsidePaths,
+});
+
+/** GET /api/stacks/{name}/data: exactly what DELETE /api/stacks/{name}?remove_data=1 removes. */
+export const StackData = z.object({
+  folders: z.array(z.string()).describe("The app's own data folder DATA_DIR/<name> and bind sources below it that exist"),
+  volumes: z.array(z.string()).describe("The named volumes of the app's compose project (never external ones)"),
 });
 
 export type ExtraVolumeT = z.infer<typeof ExtraVolume>;

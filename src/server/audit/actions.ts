@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'stack.compose_edited': 'compose_edit',
   'stack.credentials_viewed': 'credentials_view',
   'stack.snapshot_restored': 'restore',
+  'stack.outside_path_allowed': 'outside_path_allow',
   // Containers outside apps
   'container.start': 'start',
   'container.stop': 'stop',

@@ -132,6 +132,18 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return out;
     },
     exec: (id, opts) => execIn(docker, id, opts),
+    async listVolumes(opts) {
+      const answer = await call(() => docker.listVolumes({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] } }));
+      return (answer.Volumes ?? []).map((v) => v.Name);
+    },
+    async removeVolume(name) {
+      try {
+        await docker.getVolume(name).remove();
+      } catch (err) {
+        if ((err as DockerErr).statusCode === 404) return;
+        throw translate(err, name);
+      }
+    },
   };
 }
 

@@ -64,6 +64,10 @@ export interface Engine {
    * `stdin`, never in `cmd`: the argument list is visible to every process in the container.
    */
   exec(containerId: string, opts: ExecOptions): Promise<ExecResult>;
+  /** The names of the volumes that carry one compose project's label. */
+  listVolumes(opts: { project: string }): Promise<string[]>;
+  /** Removes one volume; a volume that is gone already is fine. */
+  removeVolume(name: string): Promise<void>;
 }
 
 export interface ExecOptions {

@@ -93,6 +93,7 @@ function fixLine(path: string, key: PathCheckKey | undefined, reason: PathReason
     case null:
     case 'not_a_directory':
     case 'missing':
+    case 'not_allowed':
       return null;
     case 'relative':
     case 'system':
@@ -135,6 +136,7 @@ const EXPLAIN: Record<PathReason, (c: PathCheckT, uid: number) => string> = {
   not_writable: (_c, uid) => `is not writable for Kade (uid ${uid})`,
   not_creatable: (_c, uid) => `does not exist and Kade (uid ${uid}) cannot create it`,
   missing: () => "does not exist; mount the offsite folder into Kade's container first",
+  not_allowed: () => 'is not allowed',
 };
 
 /** The refusal of a setting whose folder Kade cannot reach: the reason, and the `.env` line in detail and params. */

@@ -28,6 +28,15 @@ function normalised(key: PlainKey, v: unknown): unknown {
   if (key === 'TIMEZONE' && typeof v === 'string') return canonicalTimezone(v) ?? v;
   if (key === 'BACKUP_SCHEDULE_DAY' && (typeof v === 'number' || typeof v === 'string')) return weekdayIndex(v) ?? v;
   if (key === 'BACKUP_OFFSITE_DIR' && typeof v === 'string') return v.trim() === '' ? '' : normalisePath(v);
+  if (key === 'ALLOWED_HOST_DIRS' && Array.isArray(v))
+    return [
+      ...new Set(
+        v
+          .map(String)
+          .filter((d) => d.trim() !== '')
+          .map((d) => (d.trim().startsWith('/') ? normalisePath(d) : d.trim())),
+      ),
+    ];
   return v;
 }
 

@@ -14,6 +14,7 @@ export function createSettingsModule(deps: { db: Db; events: EventBus; logger: L
     logger: deps.logger,
     defaults: { baseDir: config.baseDir, timezone: config.timezone, autoSyncOnBoot: config.autoSyncOnBoot },
     rules: { mountedBase: config.baseDir, engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : undefined, uid: config.uid },
+    stateDir: config.stateDir,
     bootPaths: { BASE_DIR: config.baseDir, LIBRARY_DIR: config.libraryDir, DATA_DIR: config.dataDir, BACKUP_DIR: config.backupDir },
   });
 }

@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
+import { isInside, normalisePath } from '../../shared/paths.ts';
+import { roleAllows } from '../../shared/roles.ts';
 import type { AuthSettingsT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
 import type { ALLOW_PRIVILEGED_VALUES, PathKey, SecretKey } from '../../shared/settings-keys.ts';
 import { requireRole } from '../core/authorize.ts';
-import { errorMessage } from '../core/errors.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
-import { checkPath, type PathRules, pathRefusal } from './path-check.ts';
+import { allowedDirProblem } from '../stacks/bind-policy.ts';
+import { checkPath, type PathRules, pathRefusal, realPathOf } from './path-check.ts';
 import { type Plan, planUpdate } from './plan.ts';
 import type { SettingsRepo } from './settings.repo.ts';
 import { loadState, presentState, type SettingsDefaults, type SettingsState } from './state.ts';
@@ -20,6 +23,8 @@ export interface SettingsDeps {
   rules: PathRules;
   /** The folders of the boot configuration; used where a stored folder cannot be used at start. */
   bootPaths: Record<PathKey, string>;
+  /** SVC_DATA: never an allowed host folder (ALLOWED_HOST_DIRS). */
+  stateDir: string;
 }
 
 /**
@@ -67,9 +72,26 @@ export function createSettingsService(d: SettingsDeps) {
     }
   }
 
+  /** ALLOWED_HOST_DIRS: absolute, never `/`, a system folder, the engine socket or Kade's own folders (bind-policy.ts). */
+  function checkAllowedDirs(plan: Plan): void {
+    const dirs = plan.set.ALLOWED_HOST_DIRS;
+    if (!Array.isArray(dirs)) return;
+    const k = { engineSocket: rules.engineSocket ?? null, stateDir: d.stateDir, libraryDir: pathsInUse.LIBRARY_DIR, backupDir: pathsInUse.BACKUP_DIR };
+    for (const dir of dirs.map(String)) {
+      const problem = allowedDirProblem(dir, k);
+      if (problem) {
+        throw new AppError('validation', `ALLOWED_HOST_DIRS: '${dir}' ${problem}`, {
+          params: { field: 'ALLOWED_HOST_DIRS', path: dir },
+          fields: ['ALLOWED_HOST_DIRS'],
+        });
+      }
+    }
+  }
+
   function apply(actor: Actor, input: SettingsUpdateT): SettingsT {
     const plan = planUpdate(state(), input, rules.mountedBase);
     checkFolders(plan);
+    checkAllowedDirs(plan);
     if (plan.changed.length > 0) {
       repo.write({ set: plan.set, remove: plan.remove });
       // Only the names of what changed: values of secrets must never reach the audit log.
@@ -101,7 +123,23 @@ export function createSettingsService(d: SettingsDeps) {
       });
     },
 
-    checkPath: (path: string, key?: PathCheckKey): PathCheckT => checkPath(path, key, rules),
+    /**
+     * GET /api/paths/check. Admins get the whole answer. Others get it only for a folder inside the mounted BASE_DIR
+     * or an allowed host folder (links followed); for anything else one "not allowed" answer, so it never tells what exists.
+     */
+    checkPath(actor: Actor, path: string, key?: PathCheckKey): PathCheckT {
+      const c = checkPath(path, key, rules);
+      if (roleAllows(actor.role, 'admin')) return c;
+      const areas = [rules.mountedBase, ...state().plain.ALLOWED_HOST_DIRS];
+      const real = realPathOf(c.path);
+      const inArea = c.path.startsWith('/') && areas.some((a) => isInside(c.path, normalisePath(a)) && isInside(real, realPathOf(normalisePath(a))));
+      if (inArea) return c;
+      return { path: c.path, exists: false, writable: false, inside_base: false, ok: false, fix: null, reason: 'not_allowed', base: c.base };
+    },
+
+    /** ALLOWED_HOST_DIRS as stored now: host folders apps may bind besides their own data folder. */
+    allowedHostDirs: (): readonly string[] => state().plain.ALLOWED_HOST_DIRS,
+
 
     wizardDone: (): boolean => state().plain.WIZARD_DONE,
     /** Set by the wizard service, which emits its own event. */

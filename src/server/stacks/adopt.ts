@@ -1,14 +1,16 @@
 import { mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { isSafeName } from '../../shared/names.ts';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { enforceCompose } from './bind-policy.ts';
 import { enforceComposeFiles } from './compose-policy.ts';
+import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
-import { composePath, readComposeDoc, type StackMetaT } from './stack-files.ts';
+import { composePath, ENV_FILE, readComposeDoc, readTextOrEmpty, type StackMetaT } from './stack-files.ts';
 
 const realOrNull = (p: string): string | null => {
   try {
@@ -38,7 +40,7 @@ export function createAdopt(c: StackContext) {
     return defaultProjectName(dir, await c.compose.variant());
   }
 
-  return async function adopt(actor: Actor, req: { path: string; name?: string | undefined }): Promise<string> {
+  return async function adopt(actor: Actor, req: { path: string; name?: string | undefined; confirm_outside_paths?: string[] | undefined }): Promise<string> {
     requireRole(actor, 'operator', 'adopting an app');
     const base = realOrNull(c.baseDir) ?? c.baseDir;
     const unreachable = (why: string) =>
@@ -77,6 +79,12 @@ export function createAdopt(c: StackContext) {
           fields: ['path'],
         });
     }
+    // Its compose may bind below its own folder (and DATA_DIR/<name>); every other host path follows the bind policy.
+    enforceCompose(readTextOrEmpty(file), parseEnv(readTextOrEmpty(join(real, ENV_FILE))), { app: name, stackDir: real }, c.binds, {
+      actor,
+      confirm: req.confirm_outside_paths,
+      events: c.events,
+    });
     enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
     await c.compose.validate({ name: project, dir: real, file });
 

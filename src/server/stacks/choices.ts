@@ -1,58 +1,32 @@
-import { isInside, normalisePath } from '../../shared/paths.ts';
+import { normalisePath } from '../../shared/paths.ts';
 import { type ServiceChoicesT, TAG_PATTERN } from '../../shared/stack-config.ts';
 import { AppError } from '../core/errors.ts';
-import { realPathOf } from '../settings/path-check.ts';
 import type { StackMetaT } from './stack-files.ts';
 
-/** Host folders whose contents control the host: an app that mounts them owns the machine. */
-const FORBIDDEN_TREES = ['/etc', '/proc', '/sys', '/boot'];
-const DEFAULT_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
-
-export type ForbiddenReason = 'relative' | 'root' | 'engine_socket' | 'system_folder' | 'not_a_device';
+export type ForbiddenReason = 'relative' | 'not_a_device';
 
 const EXPLAIN: Record<ForbiddenReason, string> = {
   relative: 'is not an absolute path',
-  root: 'is the root of the host: mounting it hands the app every file of the host',
-  engine_socket: "is (or holds) the container engine's socket: an app with it controls every container and the host",
-  system_folder: 'lies in /etc, /proc, /sys or /boot: host configuration and kernel interfaces are never mounted into an app',
   not_a_device: 'is not a device under /dev',
 };
 
+/** A host path or device whose spelling is wrong; whether the place is allowed is the bind policy's (bind-policy.ts) to say. */
 export const forbiddenPath = (path: string, reason: ForbiddenReason, field: string) =>
   new AppError('forbidden_path', `${field}: '${path}' ${EXPLAIN[reason]}`, { params: { path, reason, field }, fields: [field] });
 
-/** Why a host path of an extra folder is refused, judged on the written path and again with links resolved; null when allowed. */
-export function hostPathProblem(raw: string, engineSocket: string | null): ForbiddenReason | null {
-  if (!raw.trim().startsWith('/')) return 'relative';
-  const sockets = [...DEFAULT_SOCKETS, ...(engineSocket ? [engineSocket] : [])].flatMap((s) => [normalisePath(s), realPathOf(normalisePath(s))]);
-  for (const p of new Set([normalisePath(raw), realPathOf(normalisePath(raw))])) {
-    if (p === '/') return 'root';
-    // The socket itself, or a folder that holds it (/run, /var/run).
-    if (sockets.some((s) => isInside(s, p))) return 'engine_socket';
-    if (FORBIDDEN_TREES.some((t) => isInside(p, t))) return 'system_folder';
-  }
-  return null;
-}
-
-function devicePathProblem(raw: string): ForbiddenReason | null {
-  const p = normalisePath(raw);
-  if (!raw.startsWith('/')) return 'relative';
-  const real = realPathOf(p);
-  return isInside(p, '/dev') && p !== '/dev' && isInside(real, '/dev') && real !== '/dev' ? null : 'not_a_device';
-}
+const devicePathProblem = (raw: string): ForbiddenReason | null => (raw.trim().startsWith('/') ? null : 'relative');
 
 /**
- * Checks the extras of every service and returns them normalised. The API calls this before a job
- * starts, and the compose transform again, so a hand-edited `.svc.json` cannot slip a path through.
+ * Checks the spelling of the extras of every service and returns them normalised. Where a host path may lie is
+ * judged on the final compose document by the bind policy (bind-policy.ts), so a hand-edited `.svc.json` is judged too.
  */
-export function checkChoices(services: Record<string, ServiceChoicesT>, engineSocket: string | null): Record<string, ServiceChoicesT> {
+export function checkChoices(services: Record<string, ServiceChoicesT>): Record<string, ServiceChoicesT> {
   const out: Record<string, ServiceChoicesT> = {};
   for (const [svc, c] of Object.entries(services)) {
     const at = `services.${svc}`;
     if (c.tag != null && !TAG_PATTERN.test(c.tag)) throw new AppError('validation', `${at}.tag '${c.tag}' is not an image tag`, { fields: [`${at}.tag`] });
     const volumes = (c.volumes ?? []).map((v, i) => {
-      const reason = hostPathProblem(v.host, engineSocket);
-      if (reason) throw forbiddenPath(v.host, reason, `${at}.volumes.${i}.host`);
+      if (!v.host.trim().startsWith('/')) throw forbiddenPath(v.host, 'relative', `${at}.volumes.${i}.host`);
       const container = normalisePath(v.container);
       if (!container.startsWith('/') || container === '/' || /[:,]/.test(container) || /[:,]/.test(v.host)) {
         throw new AppError('validation', `${at}.volumes.${i}: the folder inside the app must be an absolute path without ':' or ','`, {
@@ -100,11 +74,10 @@ function targetOf(v: unknown): string | null {
  * Re-applies the choices of `.svc.json` to a freshly rendered compose document (in place): version tags,
  * extra folders and devices per service, then the shared networks with each service's own address.
  */
-export function applyChoices(doc: Obj, meta: Pick<StackMetaT, 'services' | 'networks'>, engineSocket: string | null): Obj {
+export function applyChoices(doc: Obj, meta: Pick<StackMetaT, 'services' | 'networks'>): Obj {
   const services = isObj(doc.services) ? doc.services : {};
   const choices = checkChoices(
     Object.fromEntries(Object.entries(meta.services).map(([k, v]) => [k, { tag: v.tag ?? null, volumes: v.volumes ?? [], devices: v.devices ?? [] }])),
-    engineSocket,
   );
   for (const [name, c] of Object.entries(choices)) {
     const svc = services[name];

@@ -6,8 +6,9 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { enforceCompose } from './bind-policy.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
-import { checkEnvText } from './env-file.ts';
+import { checkEnvText, parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
 import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
 
@@ -44,10 +45,13 @@ export function createEditors(c: StackContext) {
     return { content: readTextOrEmpty(c.dirs.locate(name).envPath) };
   }
 
-  function writeEnv(actor: Actor, name: string, content: string): { content: string; snapshot: string } {
+  function writeEnv(actor: Actor, name: string, content: string, confirm?: string[]): { content: string; snapshot: string } {
     requireRole(actor, 'admin', 'editing the .env file');
     const loc = c.dirs.locate(name);
     checkEnvText(content);
+    // A variable the compose file interpolates into a bind source moves that bind: judged with the new values.
+    const compose = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
+    enforceCompose(compose, parseEnv(content), { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
     const snap = c.snapshots.take(loc, 'env_edit');
     const text = content === '' || content.endsWith('\n') ? content : `${content}\n`;
@@ -64,11 +68,12 @@ export function createEditors(c: StackContext) {
   }
 
   /** Checked as YAML, then by the compose CLI on a copy beside Kade's state, before the real file changes. */
-  async function writeCompose(actor: Actor, name: string, content: string): Promise<{ content: string; snapshot: string }> {
+  async function writeCompose(actor: Actor, name: string, content: string, confirm?: string[]): Promise<{ content: string; snapshot: string }> {
     requireRole(actor, 'admin', 'editing the compose file');
     const loc = c.dirs.locate(name);
     checkComposeYaml(content);
     enforceComposePolicy(actor, content, { envText: readTextOrEmpty(loc.envPath), allow: c.allowPrivileged() });
+    enforceCompose(content, parseEnv(readTextOrEmpty(loc.envPath)), { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
     const file = loc.composeFile ?? join(loc.dir, COMPOSE_FILE);
     mkdirSync(c.tmpDir, { recursive: true, mode: 0o700 });
@@ -93,11 +98,16 @@ export function createEditors(c: StackContext) {
   }
 
   /** Returns to a snapshot; the files as they are now are kept as a snapshot first, so this is undoable too. */
-  function restoreSnapshot(actor: Actor, name: string, id: string): { restored: string; snapshot: string } {
+  function restoreSnapshot(actor: Actor, name: string, id: string, confirm?: string[]): { restored: string; snapshot: string } {
     requireRole(actor, 'admin', 'restoring a snapshot');
     const loc = c.dirs.locate(name);
     if (!c.snapshots.list(name).some((s) => s.id === id))
       throw new AppError('not_found', `snapshot '${id}' does not exist`, { params: { what: 'snapshot', name: id } });
+    // The files a restore brings back are judged like any other write: an old snapshot does not bypass the policy.
+    const kept = c.snapshots.texts(name, id);
+    const compose = kept.compose ?? (loc.composeFile ? readTextOrEmpty(loc.composeFile) : '');
+    const env = parseEnv(kept.env ?? readTextOrEmpty(loc.envPath));
+    enforceCompose(compose, env, { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
     const before = c.snapshots.take(loc, 'restore');
     c.snapshots.restore(loc, id);

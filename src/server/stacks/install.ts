@@ -13,6 +13,8 @@ export interface PreparedInstall {
   render: RenderOutput;
   meta: StackMetaT;
   secrets: string[];
+  /** The resolved form values the template was rendered with. */
+  values: Record<string, FieldValue>;
 }
 
 /** Resolves and renders everything before any directory exists, so bad input leaves nothing behind. */
@@ -37,7 +39,7 @@ export function prepareInstall(input: {
     networks: [],
     installed_at: input.now.toISOString(),
   };
-  return { name: input.name, render, meta, secrets: secretValues(template, values) };
+  return { name: input.name, render, meta, secrets: secretValues(template, values), values };
 }
 
 /** The parts of `.svc.json` that follow from the template and the form values; never a secret. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT } from '../../shared/api.ts';
+import { normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import type { ReconfigureRequestT, StackConfigT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
@@ -12,8 +13,11 @@ import type { ComposeProject } from '../engine/compose.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
+import { appDataValues } from './app-data.ts';
+import { enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { applyChoices, checkChoices } from './choices.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
+import type { HostSource } from './compose-sources.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
 import { mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
@@ -38,6 +42,20 @@ function secretsFromEnv(meta: StackMetaT, env: Record<string, string>): Record<s
   const out: Record<string, string> = {};
   for (const [field, key] of Object.entries(meta.secret_env)) if (Object.hasOwn(env, key)) out[field] = env[key] as string;
   return out;
+}
+
+/** The extra folder or device of the form a refused host source came from, for the form to mark that field. */
+function extraFieldOf(services: StackMetaT['services'], s: HostSource): string | null {
+  const m = /^services\.([^.]+)\.(volumes|devices)\./.exec(s.where);
+  const choice = m?.[1] ? services[m[1]] : undefined;
+  if (!m || !choice) return null;
+  const path = normalisePath(s.path);
+  if (m[2] === 'volumes') {
+    const i = (choice.volumes ?? []).findIndex((v) => normalisePath(v.host) === path);
+    return i >= 0 ? `services.${m[1]}.volumes.${i}.host` : null;
+  }
+  const i = (choice.devices ?? []).findIndex((d) => normalisePath(d) === path);
+  return i >= 0 ? `services.${m[1]}.devices.${i}` : null;
 }
 
 interface Prepared {
@@ -110,7 +128,7 @@ export function createReconfigure(c: StackContext) {
   }
 
   /** Everything is resolved, rendered and checked before the job: bad input is refused with nothing written. */
-  function prepare(name: string, req: ReconfigureRequestT): Prepared {
+  function prepare(actor: Actor, name: string, req: ReconfigureRequestT): Prepared {
     const loc = c.dirs.locate(name);
     const meta = c.dirs.meta(loc);
     const found = sourceTemplate(loc, meta);
@@ -122,7 +140,9 @@ export function createReconfigure(c: StackContext) {
     const oldEnvText = readTextOrEmpty(loc.envPath);
     const oldEnv = parseEnv(oldEnvText);
     // Stored values, then the secrets from .env, then what the form sent: a secret left out is kept.
-    const input: Record<string, FieldValue> = { ...typedValues(meta), ...secretsFromEnv(meta, oldEnv), ...req.values };
+    // A data folder sent empty (or as the DATA_DIR root) is the app's own DATA_DIR/<name>; stored values stay as they are.
+    const sent = appDataValues(template, req.values, { dataDir: c.binds.dataDir, name, keepAbsent: true });
+    const input: Record<string, FieldValue> = { ...typedValues(meta), ...secretsFromEnv(meta, oldEnv), ...sent };
     for (const g of template.groups) if (g.toggle && !Object.hasOwn(input, toggleId(g.id))) input[toggleId(g.id)] = g.toggle_default;
     const values = resolveValues(template, input, c.prefill);
     const render = renderTemplate({ template, compose: found.compose, values, timezone: c.timezone() });
@@ -132,7 +152,7 @@ export function createReconfigure(c: StackContext) {
     const services = { ...meta.services };
     for (const [svc, choice] of Object.entries(req.services ?? {})) {
       if (!rendered.has(svc)) throw new AppError('validation', `the app has no service '${svc}'`, { params: { service: svc }, fields: [`services.${svc}`] });
-      const checked = checkChoices({ [svc]: choice }, c.engineSocket)[svc] ?? {};
+      const checked = checkChoices({ [svc]: choice })[svc] ?? {};
       const prev = services[svc] ?? {};
       services[svc] = {
         ...prev,
@@ -142,7 +162,7 @@ export function createReconfigure(c: StackContext) {
       };
       for (const k of ['tag', 'volumes', 'devices'] as const) if (services[svc][k] === undefined) delete services[svc][k];
     }
-    applyChoices(doc, { services, networks: meta.networks }, c.engineSocket);
+    applyChoices(doc, { services, networks: meta.networks });
 
     const newMeta: StackMetaT = {
       ...meta,
@@ -151,11 +171,19 @@ export function createReconfigure(c: StackContext) {
       services,
     };
     const envText = mergeEnv(oldEnvText, render.env, new Set(Object.values(meta.secret_env)));
+    const composeText = stringifyCompose(doc);
+    const byField = pathFieldOf(template, values);
+    enforceCompose(composeText, parseEnv(envText), { app: name, stackDir: loc.dir }, c.binds, {
+      actor,
+      confirm: req.confirm_outside_paths,
+      events: c.events,
+      fieldOf: (s) => extraFieldOf(services, s) ?? byField(s),
+    });
     const oldSecrets = Object.values(secretsFromEnv(meta, oldEnv));
     return {
       loc,
       project: c.dirs.project({ ...loc, composeFile: loc.composeFile ?? join(loc.dir, COMPOSE_FILE) }),
-      composeText: stringifyCompose(doc),
+      composeText,
       envText,
       metaText: `${JSON.stringify(newMeta, null, 2)}\n`,
       oldDoc: readComposeDoc(loc.composeFile),
@@ -179,7 +207,7 @@ export function createReconfigure(c: StackContext) {
    */
   function reconfigure(actor: Actor, name: string, req: ReconfigureRequestT): JobT {
     requireRole(actor, 'operator', 'reconfigure');
-    const p = prepare(name, req);
+    const p = prepare(actor, name, req);
     enforceComposePolicy(actor, p.composeText, { env: p.newEnv, allow: c.allowPrivileged() });
     return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
       for (const s of p.secrets) ctx.mask(s);

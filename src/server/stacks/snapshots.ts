@@ -103,7 +103,15 @@ export function createSnapshots(root: string, clock: () => Date) {
 
   const forget = (stack: string) => rmSync(dirOf(stack), { recursive: true, force: true });
 
-  return { take, list, restore, forget };
+  /** The compose and `.env` texts a snapshot holds (null where it holds none), to judge them before a restore. */
+  function texts(stack: string, id: string): { compose: string | null; env: string | null } {
+    const r = read(stack, id);
+    if (!r) throw notFound('snapshot', id);
+    const text = (key: 'compose' | 'env') => (r.files.some((f) => f.key === key && f.present) ? readFileSync(join(dirOf(stack), id, key), 'utf8') : null);
+    return { compose: text('compose'), env: text('env') };
+  }
+
+  return { take, list, restore, forget, texts };
 }
 
 export type Snapshots = ReturnType<typeof createSnapshots>;

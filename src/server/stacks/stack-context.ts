@@ -4,6 +4,7 @@ import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { PrefillContext } from '../templates/values.ts';
+import type { BindRules } from './bind-policy.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
 import type { Snapshots } from './snapshots.ts';
 import type { StackDirs } from './stack-dir.ts';
@@ -24,6 +25,8 @@ export interface StackContext {
   baseDir: string;
   /** The engine's unix socket, never mountable into an app; null for a tcp engine. */
   engineSocket: string | null;
+  /** The bind-path policy's folders: every writer of a compose document judges it with these (bind-policy.ts). */
+  binds: BindRules;
   /** ALLOW_PRIVILEGED_APPS as it is now; every writer of a compose file checks it (compose-policy.ts). */
   allowPrivileged: () => PrivilegedPolicy;
   /** Folder for short-lived files (a compose file being checked before it replaces the real one). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
 import type { FieldValue } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
@@ -10,15 +11,19 @@ import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { createAdopt } from './adopt.ts';
+import { type AppData, appDataOf, appDataValues } from './app-data.ts';
+import { type BindRules, enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
+import { parseEnv } from './env-file.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
 import { groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createSnapshots } from './snapshots.ts';
 import type { StackContext } from './stack-context.ts';
-import { checkName, createStackDirs } from './stack-dir.ts';
+import { checkName, createStackDirs, type StackLocation } from './stack-dir.ts';
+import { readTextOrEmpty } from './stack-files.ts';
 import { waitUntilUp } from './wait.ts';
 
 export interface StacksDeps {
@@ -29,6 +34,10 @@ export interface StacksDeps {
   stateDir: string;
   /** The engine's unix socket (never mountable into an app); null for a tcp engine. */
   engineSocket: string | null;
+  /** BACKUP_DIR: never mountable into an app. */
+  backupDir: string;
+  /** ALLOWED_HOST_DIRS as it is now: host folders an admin allows apps to bind (bind-policy.ts). */
+  allowedHostDirs: () => readonly string[];
   uid: number;
   gid: number;
   timezone: () => string;
@@ -53,6 +62,14 @@ export function createStacksService(d: StacksDeps) {
   const dirs = createStackDirs(d.libraryDir, d.stateDir);
   const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock);
   const dirOf = (name: string) => join(d.libraryDir, name);
+  const binds: BindRules = {
+    dataDir: d.dataDir,
+    libraryDir: d.libraryDir,
+    stateDir: d.stateDir,
+    backupDir: d.backupDir,
+    engineSocket: d.engineSocket,
+    allowedHostDirs: d.allowedHostDirs,
+  };
   const update = d.updateState ?? (() => 'unknown' as const);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
 
@@ -81,7 +98,10 @@ export function createStacksService(d: StacksDeps) {
     return presentStack(dirs, name, containers ? (groupByApp(containers, dirs).get(name) ?? []) : null, opts);
   }
 
-  function install(actor: Actor, req: { repo: string; app: string; name: string; values: Record<string, FieldValue> }): JobT {
+  function install(
+    actor: Actor,
+    req: { repo: string; app: string; name: string; values: Record<string, FieldValue>; confirm_outside_paths?: string[] | undefined },
+  ): JobT {
     checkName(req.name);
     if (existsSync(dirOf(req.name)))
       throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name }, fields: ['name'] });
@@ -91,12 +111,18 @@ export function createStacksService(d: StacksDeps) {
       source: { repo: req.repo, app: req.app, commit: loaded.repo.commit },
       template: loaded.template,
       compose: loaded.compose,
-      values: req.values,
+      values: appDataValues(loaded.template, req.values, { dataDir: d.dataDir, name: req.name }),
       prefill: { dataDir: d.dataDir, uid: d.uid, gid: d.gid },
       timezone: d.timezone(),
       now: d.clock(),
     });
     enforceComposePolicy(actor, prepared.render.compose, { env: prepared.render.env, allow: allowPrivileged() });
+    enforceCompose(prepared.render.compose, prepared.render.env, { app: req.name, stackDir: dirOf(req.name) }, binds, {
+      actor,
+      confirm: req.confirm_outside_paths,
+      events: d.events,
+      fieldOf: pathFieldOf(loaded.template, prepared.values),
+    });
     return d.jobs.start({ kind: 'stack.install', stack: req.name, actor }, async (ctx) => {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
@@ -137,6 +163,22 @@ export function createStacksService(d: StacksDeps) {
     });
   }
 
+  /** What "remove data" removes: the app's own data folder, bind sources below it and its project's named volumes. */
+  async function dataOf(loc: StackLocation): Promise<AppData> {
+    if (loc.adopted) return { folders: [], volumes: [] };
+    const composeText = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
+    const projectName = loc.composeFile ? dirs.project(loc).name : loc.name;
+    const env = parseEnv(readTextOrEmpty(loc.envPath));
+    const existing = await d.engine.listVolumes({ project: projectName });
+    return appDataOf({ name: loc.name, dataDir: d.dataDir, composeText, env, stackDir: loc.dir, project: projectName }, existing);
+  }
+
+  /** GET /api/stacks/<name>/data: exactly what DELETE with remove_data=1 removes (an adopted app: nothing). */
+  async function data(actor: Actor, name: string): Promise<AppData> {
+    requireRole(actor, 'operator', 'the data of an app');
+    return dataOf(dirs.locate(name));
+  }
+
   function remove(actor: Actor, name: string, opts: { removeData: boolean }): JobT {
     const loc = dirs.locate(name);
     if (loc.adopted && opts.removeData) {
@@ -149,17 +191,22 @@ export function createStacksService(d: StacksDeps) {
         rmSync(loc.metaPath, { force: true });
         ctx.log(`removed the reference ${loc.path}; ${loc.dir} and its containers are untouched`);
       } else {
+        // Exactly what GET /api/stacks/<name>/data lists, read before anything goes.
+        const data = opts.removeData ? await dataOf(loc) : null;
         if (loc.composeFile) {
           ctx.log('stopping and removing containers');
-          await d.compose.down(dirs.project(loc), { onOutput: (t) => ctx.log(t), volumes: opts.removeData });
+          await d.compose.down(dirs.project(loc), { onOutput: (t) => ctx.log(t) });
         }
         ctx.progress(0.6);
         rmSync(loc.dir, { recursive: true, force: true });
         ctx.log(`removed ${loc.dir}`);
-        if (opts.removeData) {
-          const data = join(d.dataDir, name);
-          rmSync(data, { recursive: true, force: true });
-          ctx.log(`removed ${data}`);
+        for (const v of data?.volumes ?? []) {
+          await d.engine.removeVolume(v);
+          ctx.log(`removed the volume ${v}`);
+        }
+        for (const f of data?.folders ?? []) {
+          rmSync(f, { recursive: true, force: true });
+          ctx.log(`removed ${f}`);
         }
       }
       snapshots.forget(name);
@@ -200,6 +247,7 @@ export function createStacksService(d: StacksDeps) {
     timezone: d.timezone,
     baseDir: d.baseDir,
     engineSocket: d.engineSocket,
+    binds,
     tmpDir: join(d.stateDir, 'tmp'),
     allowPrivileged,
     up,
@@ -215,6 +263,7 @@ export function createStacksService(d: StacksDeps) {
     install,
     operate,
     remove,
+    data,
     project,
     installedBySource,
     config: reconfigure.config,

@@ -77,16 +77,15 @@ export const enConfigure = {
   'configure.path_read_only': 'not writable for Kade',
   'configure.path_inside': 'inside {base}',
   'configure.path_outside': 'outside {base}',
+  'configure.path_not_allowed': 'Not allowed: use a folder in the app’s own data folder or a host folder an admin allowed.',
   'configure.port_own': 'Port {port} is in use by this app itself, so it keeps it.',
   'configure.path_absolute': 'An absolute path other than /, without : or ,',
   'configure.device_path': 'A device path under /dev/, e.g. /dev/ttyUSB0.',
 
   'configure.forbidden.relative': '{path} is not an absolute path.',
-  'configure.forbidden.root': '{path} is the root of the host: an app with it could read and change every file of the host.',
-  'configure.forbidden.engine_socket':
-    '{path} is or holds the socket of the container engine: an app with it controls every container and so the host. Kade never gives it to an app.',
-  'configure.forbidden.system_folder':
-    '{path} lies in /etc, /proc, /sys or /boot: these hold the host’s configuration and the kernel’s interfaces, and are never given to an app.',
+  'configure.forbidden.not_allowed':
+    '{path} is not allowed: an app may use only its own data folder ({own}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.',
+  'configure.forbidden.other_app': '{path} lies in the data folder of the app {app}: an app may use only its own data folder ({own}).',
   'configure.forbidden.not_a_device': '{path} is not a device under /dev.',
   'configure.forbidden.other': 'Kade does not give {path} to an app.',
 

@@ -79,16 +79,15 @@ export const nlConfigure = {
   'configure.path_read_only': 'niet schrijfbaar voor Kade',
   'configure.path_inside': 'binnen {base}',
   'configure.path_outside': 'buiten {base}',
+  'configure.path_not_allowed': 'Niet toegestaan: kies een map in de eigen gegevensmap van de app of een hostmap die een beheerder toestond.',
   'configure.port_own': 'Poort {port} is in gebruik door deze app zelf, dus die houdt hem.',
   'configure.path_absolute': 'Een absoluut pad anders dan /, zonder : of ,',
   'configure.device_path': 'Een apparaatpad onder /dev/, bijvoorbeeld /dev/ttyUSB0.',
 
   'configure.forbidden.relative': '{path} is geen absoluut pad.',
-  'configure.forbidden.root': '{path} is de hoofdmap van de host: een app die hem krijgt, kan elk bestand van de host lezen en wijzigen.',
-  'configure.forbidden.engine_socket':
-    '{path} is of bevat de socket van de container-engine: een app die hem krijgt, bestuurt alle containers en daarmee de host. Kade geeft hem nooit aan een app.',
-  'configure.forbidden.system_folder':
-    '{path} ligt in /etc, /proc, /sys of /boot: daar staan de instellingen van de host en de koppelingen met de kernel, en die krijgt een app nooit.',
+  'configure.forbidden.not_allowed':
+    '{path} is niet toegestaan: een app mag alleen zijn eigen gegevensmap ({own}), zijn eigen map, de hostmappen die een beheerder toestond en de seriële en video-apparaten die Kade toont gebruiken.',
+  'configure.forbidden.other_app': '{path} ligt in de gegevensmap van de app {app}: een app mag alleen zijn eigen gegevensmap ({own}) gebruiken.',
   'configure.forbidden.not_a_device': '{path} is geen apparaat onder /dev.',
   'configure.forbidden.other': 'Kade geeft {path} niet aan een app.',
 

@@ -10,5 +10,5 @@ export function presentAppSchema(repo: string, app: string, template: TemplateFi
     if (v !== undefined) values[f.id] = v;
   }
   for (const g of template.groups) if (g.toggle) values[toggleId(g.id)] = g.toggle_default;
-  return { repo, app, template, values };
+  return { repo, app, template, values, data_root: ctx.dataDir };
 }

@@ -26,7 +26,7 @@ const checkPath = defineRoute('viewer', {
   path: '/api/paths/check',
   tags: ['settings'],
   summary:
-    'Whether Kade can use a folder: exists, writable, inside the mounted BASE_DIR; when not, the .env line that fixes it. With key, the rules of that setting apply (BACKUP_OFFSITE_DIR need not lie in BASE_DIR but must exist).',
+    'Whether Kade can use a folder: exists, writable, inside the mounted BASE_DIR; when not, the .env line that fixes it. With key, the rules of that setting apply (BACKUP_OFFSITE_DIR need not lie in BASE_DIR but must exist). Non-admins get the answer only for a usable folder inside BASE_DIR or ALLOWED_HOST_DIRS; anything else answers ok false with reason not_allowed, whatever the cause.',
   request: { query: z.object({ path: z.string().min(1).max(4096), key: z.enum(PATH_CHECK_KEYS).optional() }) },
   responses: { 200: json(PathCheck), ...PROBLEMS },
 });
@@ -36,6 +36,6 @@ export function settingsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'sett
   app.openapi(putSettings, (c) => c.json(s.settings.update(actorOf(c), c.req.valid('json')), 200));
   app.openapi(checkPath, (c) => {
     const { path, key } = c.req.valid('query');
-    return c.json(s.settings.checkPath(path, key), 200);
+    return c.json(s.settings.checkPath(actorOf(c), path, key), 200);
   });
 }

@@ -5,13 +5,16 @@ import { JobAccepted, Stack } from '../../../shared/api.ts';
 import {
   AdoptRequest,
   FileContent,
+  FileSave,
   FileSaved,
   ImageTags,
   ReconfigureRequest,
+  RestoreRequest,
   Snapshot,
   SnapshotRestored,
   StackConfig,
   StackCredentials,
+  StackData,
 } from '../../../shared/stack-config.ts';
 import { AppError } from '../../core/errors.ts';
 import { type AppEnv, actorOf } from '../context.ts';
@@ -58,8 +61,9 @@ const putEnv = defineRoute('admin', {
   method: 'put',
   path: '/api/stacks/{name}/env',
   tags: TAGS,
-  summary: 'Replace the .env text; a line without = is refused; a snapshot is kept; the file stays 0600',
-  request: { params: NameParam, body: jsonBody(FileContent) },
+  summary:
+    'Replace the .env text; a line without = is refused; a variable that moves a bind source outside the app needs confirm_outside_paths (bind policy); a snapshot is kept; the file stays 0600',
+  request: { params: NameParam, body: jsonBody(FileSave) },
   responses: { 200: json(FileSaved), ...PROBLEMS },
 });
 const getCompose = defineRoute('viewer', {
@@ -74,8 +78,9 @@ const putCompose = defineRoute('admin', {
   method: 'put',
   path: '/api/stacks/{name}/compose',
   tags: TAGS,
-  summary: 'Replace the compose text; invalid YAML or compose is refused before the file changes; a snapshot is kept',
-  request: { params: NameParam, body: jsonBody(FileContent) },
+  summary:
+    'Replace the compose text; invalid YAML or compose is refused before the file changes; host paths outside the app (bind policy) are refused unless listed exactly in confirm_outside_paths (audited); a snapshot is kept',
+  request: { params: NameParam, body: jsonBody(FileSave) },
   responses: { 200: json(FileSaved), ...PROBLEMS },
 });
 const snapshots = defineRoute('operator', {
@@ -90,8 +95,9 @@ const restore = defineRoute('admin', {
   method: 'post',
   path: '/api/stacks/{name}/snapshots/{id}/restore',
   tags: TAGS,
-  summary: 'Put the files of a snapshot back (the current files become a snapshot first)',
-  request: { params: SnapshotParam },
+  summary:
+    'Put the files of a snapshot back (the current files become a snapshot first); host paths outside the app need confirm_outside_paths like the compose editor',
+  request: { params: SnapshotParam, body: { required: false, content: { 'application/json': { schema: RestoreRequest } } } },
   responses: { 200: json(SnapshotRestored), ...PROBLEMS },
 });
 const credentials = defineRoute('admin', {
@@ -102,11 +108,21 @@ const credentials = defineRoute('admin', {
   request: { params: NameParam },
   responses: { 200: json(StackCredentials), ...PROBLEMS },
 });
+const data = defineRoute('operator', {
+  method: 'get',
+  path: '/api/stacks/{name}/data',
+  tags: TAGS,
+  summary:
+    "Exactly what DELETE /api/stacks/{name}?remove_data=1 removes: the app's own DATA_DIR/<name> (when it exists) and bind sources below it, and its compose project's named volumes; never DATA_DIR itself, another app's folder or an admin-listed folder. An adopted app: nothing",
+  request: { params: NameParam },
+  responses: { 200: json(StackData), ...PROBLEMS },
+});
 const adopt = defineRoute('operator', {
   method: 'post',
   path: '/api/stacks/adopt',
   tags: TAGS,
-  summary: 'Take a compose app that runs outside Kade under management; its folder (below BASE_DIR) is referenced, never moved',
+  summary:
+    'Take a compose app that runs outside Kade under management; its folder (below BASE_DIR) is referenced, never moved. Its compose may bind below its own folder and its DATA_DIR/<name>; other host paths follow the bind policy (admins: confirm_outside_paths)',
   request: { body: jsonBody(AdoptRequest) },
   responses: { 201: json(Stack), ...PROBLEMS },
 });
@@ -124,14 +140,22 @@ export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
     return c.json({ service, ...(await s.imageTags.tags(svc.image)) }, 200);
   });
   app.openapi(getEnv, (c) => c.json(s.stacks.readEnv(actorOf(c), c.req.valid('param').name), 200));
-  app.openapi(putEnv, (c) => c.json(s.stacks.writeEnv(actorOf(c), c.req.valid('param').name, c.req.valid('json').content), 200));
+  app.openapi(putEnv, (c) => {
+    const body = c.req.valid('json');
+    return c.json(s.stacks.writeEnv(actorOf(c), c.req.valid('param').name, body.content, body.confirm_outside_paths), 200);
+  });
   app.openapi(getCompose, (c) => c.json(s.stacks.readCompose(actorOf(c), c.req.valid('param').name), 200));
-  app.openapi(putCompose, async (c) => c.json(await s.stacks.writeCompose(actorOf(c), c.req.valid('param').name, c.req.valid('json').content), 200));
+  app.openapi(putCompose, async (c) => {
+    const body = c.req.valid('json');
+    return c.json(await s.stacks.writeCompose(actorOf(c), c.req.valid('param').name, body.content, body.confirm_outside_paths), 200);
+  });
   app.openapi(snapshots, (c) => c.json(s.stacks.snapshots(actorOf(c), c.req.valid('param').name), 200));
   app.openapi(restore, (c) => {
     const { name, id } = c.req.valid('param');
-    return c.json(s.stacks.restoreSnapshot(actorOf(c), name, id), 200);
+    const body = (c.req.valid('json') as { confirm_outside_paths?: string[] } | undefined) ?? {};
+    return c.json(s.stacks.restoreSnapshot(actorOf(c), name, id, body.confirm_outside_paths), 200);
   });
+  app.openapi(data, async (c) => c.json(await s.stacks.data(actorOf(c), c.req.valid('param').name), 200));
   app.openapi(credentials, (c) => c.json(s.stacks.credentials(actorOf(c), c.req.valid('param').name, hostOf(c)), 200));
   app.openapi(adopt, async (c) => {
     const body = c.req.valid('json');

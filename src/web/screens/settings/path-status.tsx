@@ -18,6 +18,8 @@ export function reasonText(reason: PathReason, base: string): string {
       return t('paths.reason.not_creatable');
     case 'missing':
       return t('paths.reason.missing');
+    case 'not_allowed':
+      return t('paths.reason.not_allowed');
   }
 }
 

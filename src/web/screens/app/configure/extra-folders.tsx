@@ -157,6 +157,14 @@ function HostCheck({ id, check }: { id: string; check: Check }) {
     );
   }
   const r = check.result;
+  if (r.reason === 'not_allowed') {
+    return (
+      <p class="configure-path-check path-warn" id={id} role="status">
+        <span aria-hidden="true">⚠ </span>
+        {t('configure.path_not_allowed')}
+      </p>
+    );
+  }
   const facts = [
     r.exists ? t('configure.path_exists') : t('configure.path_missing'),
     ...(r.exists ? [r.writable ? t('configure.path_writable') : t('configure.path_read_only')] : []),
