@@ -2,6 +2,15 @@
 import { z } from 'zod';
 import { NAME_PATTERN } from './names.ts';
 
+const compiles = (p: string): boolean => {
+  try {
+    new RegExp(p, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const FieldId = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'field ids are lower-case letters, digits and _');
 const Text = z.union([z.string().min(1).max(500), z.object({ en: z.string().min(1).max(500), nl: z.string().min(1).max(500) })]);
 const LongText = z.union([z.string().max(4000), z.object({ en: z.string().max(4000), nl: z.string().max(4000) })]);
@@ -16,8 +25,18 @@ export const TemplateField = z
     required: z.boolean().default(false),
     default: z.union([z.string().max(4000), z.number(), z.boolean()]).optional(),
     secret: z.boolean().default(false),
-    generate: z.boolean().default(false),
+    /** true: a random value when left empty; false: never offer one (a value made up here would be wrong); absent: a button on secret password fields. */
+    generate: z.boolean().optional(),
     advanced: z.boolean().default(false),
+    /** number: the smallest and largest value allowed. */
+    min: z.number().optional(),
+    max: z.number().optional(),
+    /** text, password, path: the whole value must match this regular expression. */
+    pattern: z.string().min(1).max(200).refine(compiles, 'pattern is not a valid regular expression').optional(),
+    /** text and password: at least this many characters. */
+    min_length: z.number().int().min(1).max(4000).optional(),
+    /** password: refuse weak values (see docs/templates.md, "Validation"). */
+    strong: z.boolean().optional(),
     connect: z
       .object({ app: z.string().regex(NAME_PATTERN), scheme: z.string().regex(/^[a-z][a-z0-9+.-]*$/), port: z.number().int().min(1).max(65535) })
       .optional(),

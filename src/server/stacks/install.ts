@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { englishText, type FieldValue, type TemplateFileT } from '../../shared/template.ts';
 import { categoriesOf } from '../catalogue/derive-categories.ts';
+import { failpoint } from '../core/failpoint.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../templates/values.ts';
@@ -29,7 +30,7 @@ export function prepareInstall(input: {
   now: Date;
 }): PreparedInstall {
   const { template } = input;
-  const values = resolveValues(template, input.values, input.prefill);
+  const values = resolveValues(template, input.values, { ...input.prefill, name: input.name });
   const render = renderTemplate({ template, compose: input.compose, values, timezone: input.timezone });
   const meta: StackMetaT = {
     ...templateMeta(template, values, render),
@@ -81,6 +82,7 @@ export function writeStackDir(libraryDir: string, p: PreparedInstall): string {
   mkdirSync(tmp, { mode: 0o755 });
   try {
     writeFileAtomic(join(tmp, COMPOSE_FILE), p.render.compose, 0o644);
+    failpoint('install.temp');
     writeFileAtomic(join(tmp, ENV_FILE), envText(p.render.env), 0o600);
     writeFileAtomic(join(tmp, META_FILE), `${JSON.stringify(p.meta, null, 2)}\n`, 0o600);
     if (existsSync(final)) throw new Error(`'${final}' appeared while installing`);

@@ -16,7 +16,15 @@ for (const root of roots) {
       const input: Record<string, string | number> = {};
       for (const f of allFields(template))
         if (f.required && f.default === undefined)
-          input[f.id] = f.type === 'email' ? 'a@b.example' : f.type === 'port' || f.type === 'number' ? 1234 : `dummy-${f.id}-value`;
+          input[f.id] = f.connect
+            ? `${f.connect.scheme}://host.docker.internal:${f.connect.port}`
+            : f.type === 'email'
+              ? 'a@b.example'
+              : f.type === 'url'
+                ? 'https://app.example.org'
+                : f.type === 'port' || f.type === 'number'
+                  ? 1234
+                  : `dummy-${f.id}-value`;
       const values = resolveValues(template, input, { dataDir: '/srv/appdata', uid: 1000, gid: 1000 });
       const out = renderTemplate({ template, compose, values, timezone: 'UTC' });
       const doc = parse(out.compose);

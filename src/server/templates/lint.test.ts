@@ -53,3 +53,14 @@ test('broken templates are reported, not thrown', () => {
   assert.deepEqual(lint({ fields: [port] }, 'services:\n  a:\n    image: "{{nope}}"\n'), ['error:load']);
   assert.deepEqual(lint({ fields: [port], bogus: 1 }, web), ['error:load']);
 });
+
+test('a connect value is used whole: a scheme before it or a port after it is refused', () => {
+  const conn = { id: 'ollama_url', label: 'O', connect: { app: 'app', scheme: 'http', port: 11434 } };
+  const env = (v: string) => `${web}    environment:\n      URL: "${v}"\n`;
+  assert.deepEqual(lint({ fields: [port, conn] }, env('{{ollama_url}}')), []);
+  assert.deepEqual(lint({ fields: [port, conn] }, env('{{ollama_url_host}}:{{ollama_url_port}}')), []);
+  assert.ok(lint({ fields: [port, conn] }, env('http://{{ollama_url}}:11434')).includes('error:connect-value'));
+  assert.ok(lint({ fields: [port, conn] }, env('{{ollama_url}}:11434')).includes('error:connect-value'));
+  assert.ok(lint({ fields: [port, conn] }, env('postgres://u:p@{{ollama_url}}/db')).includes('error:connect-value'));
+  assert.ok(lint({ fields: [port, conn, { id: 'ollama_url_host', label: 'H' }] }, env('{{ollama_url}}')).includes('error:connect-value'));
+});

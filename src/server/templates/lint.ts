@@ -6,7 +6,7 @@ import { isSafeName } from '../../shared/names.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { errorMessage } from '../core/errors.ts';
 import { loadTemplate } from './load.ts';
-import { allFields, envNameOf, renderTemplate } from './render.ts';
+import { allFields, connectPartIds, envNameOf, renderTemplate } from './render.ts';
 import { toggleId } from './values.ts';
 
 export interface LintFinding {
@@ -83,6 +83,35 @@ function fieldRules(app: string, t: TemplateFileT, u: Usage, add: (f: Omit<LintF
   if (!app.match(/^[a-z0-9]/)) add({ level: 'error', rule: 'name', message: 'folder name is not a safe app id' });
 }
 
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A connect value is a whole address (`scheme://host:port`): a template that puts a scheme before it
+ * or a port after it builds `http://http://ollama:11434:11434`. Its parts are `<id>_host`, `<id>_port`.
+ */
+function connectRules(t: TemplateFileT, compose: string, add: (f: Omit<LintFinding, 'app'>) => void): void {
+  const ids = new Set(allFields(t).map((f) => f.id));
+  for (const f of allFields(t)) {
+    if (!f.connect) continue;
+    const use = `\\{\\{\\{?\\s*&?\\s*${escapeRe(f.id)}\\s*\\}\\}\\}?`;
+    if (new RegExp(`[a-z0-9+.-]*://\\S*${use}`, 'i').test(compose) || new RegExp(`${use}:[0-9{]`).test(compose)) {
+      add({
+        level: 'error',
+        rule: 'connect-value',
+        message: `${f.id} is a connect field: its value is already ${f.connect.scheme}://host:port; use {{${f.id}}} as it is, or {{${f.id}_host}} and {{${f.id}_port}}`,
+      });
+    }
+    for (const part of connectPartIds(f.id)) {
+      if (ids.has(part))
+        add({
+          level: 'error',
+          rule: 'connect-value',
+          message: `${part} is a declared field, but it is also the ${part.endsWith('_host') ? 'host' : 'port'} of connect field ${f.id}`,
+        });
+    }
+  }
+}
+
 /** Checks one app folder against every rule of the template format; never throws. */
 export function lintApp(dir: string, app: string, knownApps: ReadonlySet<string> = new Set()): LintFinding[] {
   const findings: LintFinding[] = [];
@@ -94,6 +123,7 @@ export function lintApp(dir: string, app: string, knownApps: ReadonlySet<string>
     for (const g of template.groups) if (g.toggle) values[toggleId(g.id)] = true;
     const out = renderTemplate({ template, compose, values, timezone: 'UTC' });
     fieldRules(app, template, usage(parse(out.compose)), add);
+    connectRules(template, compose, add);
     for (const f of allFields(template)) {
       if (f.connect && knownApps.size > 0 && !knownApps.has(f.connect.app)) {
         add({ level: 'warning', rule: 'connect', message: `${f.id} connects to '${f.connect.app}', which this repo does not have` });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Mustache from 'mustache';
 import { isMap, parseDocument, visit } from 'yaml';
+import { parseConnectValue } from '../../shared/field-rules.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
 import { stringifyCompose } from './yaml-out.ts';
@@ -127,13 +128,43 @@ function addTimezone(doc: Record<string, unknown>, tz: string): void {
   }
 }
 
+/** The names a connect field `<id>` adds to the compose content: `<id>_host` and `<id>_port`. */
+export const connectPartIds = (id: string): [string, string] => [`${id}_host`, `${id}_port`];
+
+/**
+ * The host and the port of every connect value (docs/templates.md, "Connect fields"), for apps that
+ * take them apart (`PAPERLESS_DBHOST`). A declared field of the same id keeps its own value.
+ */
+function connectParts(declared: TemplateFieldT[], input: Record<string, FieldValue>) {
+  const ids = new Set(declared.map((f) => f.id));
+  const fields: TemplateFieldT[] = [];
+  const values: Record<string, FieldValue> = {};
+  for (const f of declared) {
+    if (!f.connect) continue;
+    const [hostId, portId] = connectPartIds(f.id);
+    const raw = Object.hasOwn(input, f.id) ? String(input[f.id]) : '';
+    const parsed = parseConnectValue(raw, f.connect.scheme);
+    if (!ids.has(hostId)) {
+      fields.push({ ...f, id: hostId, type: 'text', secret: false, connect: undefined, env: undefined });
+      values[hostId] = parsed?.host ?? '';
+    }
+    if (!ids.has(portId)) {
+      fields.push({ ...f, id: portId, type: 'port', secret: false, connect: undefined, env: undefined });
+      values[portId] = parsed?.port ?? '';
+    }
+  }
+  return { fields, values };
+}
+
 /**
  * Renders a template into a compose file and its .env. No value can add a key: variables
  * become placeholders, the YAML is parsed, and the values are put into the parsed scalars.
  * Secret values become `${NAME}` references stored in .env; `$` in other values is escaped.
  */
 export function renderTemplate(input: RenderInput): RenderOutput {
-  const fields = allFields(input.template);
+  const declared = allFields(input.template);
+  const parts = connectParts(declared, input.values);
+  const fields = [...declared, ...parts.fields];
   const byId = new Map(fields.map((f) => [f.id, f]));
   const toggles = input.template.groups.filter((g) => g.toggle).map((g) => `${g.id}_enabled`);
   const tokens = parseTemplate(input.compose, new Set([...byId.keys(), ...toggles]));
@@ -141,7 +172,8 @@ export function renderTemplate(input: RenderInput): RenderOutput {
   const placeholder = (name: string) => `__kade_${nonce}_${name}__`;
   // Only declared names, in a null-prototype object: nothing inherited is reachable from a template.
   const values: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
-  for (const f of fields) if (Object.hasOwn(input.values, f.id)) values[f.id] = input.values[f.id] as FieldValue;
+  for (const f of declared) if (Object.hasOwn(input.values, f.id)) values[f.id] = input.values[f.id] as FieldValue;
+  for (const [id, v] of Object.entries(parts.values)) values[id] = v;
   for (const id of toggles) if (Object.hasOwn(input.values, id)) values[id] = input.values[id] as FieldValue;
   const text = renderTokens(tokens, values, placeholder);
 
@@ -195,6 +227,6 @@ export function renderTemplate(input: RenderInput): RenderOutput {
     throw invalid('rendered compose has no services');
   }
   cleanEmpty(root);
-  if (!fields.some((f) => f.id === 'tz' || f.id === 'timezone')) addTimezone(root, input.timezone);
+  if (!declared.some((f) => f.id === 'tz' || f.id === 'timezone')) addTimezone(root, input.timezone);
   return { compose: stringifyCompose(root), env, secretEnv };
 }

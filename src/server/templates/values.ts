@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { checkField, isBlankValue, ruleMessage } from '../../shared/field-rules.ts';
+import { appDataDir, fillPlaceholders } from '../../shared/placeholders.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
 
@@ -6,6 +8,8 @@ export interface PrefillContext {
   dataDir: string;
   uid: number;
   gid: number;
+  /** The app being installed: fills `{name}` in defaults and makes the data folder DATA_DIR/<name>. */
+  name?: string;
 }
 
 export const randomSecret = (): string => randomBytes(24).toString('base64url');
@@ -18,38 +22,30 @@ const HUMAN = /admin|user|login|owner|root_password/;
  * A value nobody types by hand (database passwords, signing and encryption keys): the form starts
  * with a random one. A login password is typed by a person, so it only gets the generate button.
  */
-export const isNeverTyped = (f: TemplateFieldT): boolean => f.secret && f.generate && MACHINE_SECRET.test(f.id) && !HUMAN.test(f.id);
+export const isNeverTyped = (f: TemplateFieldT): boolean => f.secret && f.generate === true && MACHINE_SECRET.test(f.id) && !HUMAN.test(f.id);
 
 /** Values Kade fills in before the user sees the form. */
 export function prefill(f: TemplateFieldT, ctx: PrefillContext): FieldValue | undefined {
-  if (f.id === 'appdata_dir') return ctx.dataDir;
+  if (f.id === 'appdata_dir') return ctx.name === undefined ? ctx.dataDir : appDataDir(ctx.dataDir, ctx.name);
   if (f.id === 'puid') return ctx.uid;
   if (f.id === 'pgid') return ctx.gid;
+  if (typeof f.default === 'string' && ctx.name !== undefined) return fillPlaceholders(f.default, { name: ctx.name, dataRoot: ctx.dataDir });
   return f.default;
 }
 
 /** Toggle fields are synthetic booleans named after their group. */
 export const toggleId = (groupId: string) => `${groupId}_enabled`;
 
+/** The value as the compose file gets it, once the shared rules (shared/field-rules.ts) accept it. */
 function coerce(f: TemplateFieldT, v: FieldValue): FieldValue {
-  if (f.type === 'number' || f.type === 'port') {
-    const n = typeof v === 'number' ? v : Number(String(v).trim());
-    if (!Number.isFinite(n) || String(v).trim() === '') throw new AppError('validation', `${f.id} must be a number`, { fields: [f.id] });
-    if (f.type === 'port' && (!Number.isInteger(n) || n < 1 || n > 65535)) {
-      throw new AppError('validation', `${f.id} must be a port between 1 and 65535`, { fields: [f.id] });
-    }
-    return n;
-  }
+  const refused = checkField(f, v);
+  if (refused) throw new AppError('validation', ruleMessage(f.id, refused), { fields: [f.id], params: { field: f.id, ...refused.params } });
+  if (f.type === 'number' || f.type === 'port') return typeof v === 'number' ? v : Number(String(v).trim());
   if (f.type === 'boolean') return v === true || v === 'true' || v === 1 || v === '1';
-  const s = String(v);
-  if (s.length > 4000) throw new AppError('validation', `${f.id} is longer than 4000 characters`, { fields: [f.id] });
-  if (f.type === 'select' && f.options && !f.options.some((o) => o.value === s)) {
-    throw new AppError('validation', `${f.id} must be one of ${f.options.map((o) => o.value).join(', ')}`, { fields: [f.id] });
-  }
-  return s;
+  return String(v);
 }
 
-const isBlank = (v: FieldValue | undefined) => v === undefined || (typeof v === 'string' && v.trim() === '');
+const isBlank = isBlankValue;
 
 /**
  * The values a render uses: input, then defaults and pre-fills, then generated secrets.
@@ -60,7 +56,7 @@ export function resolveValues(t: TemplateFileT, input: Record<string, FieldValue
   const missing: string[] = [];
   const take = (f: TemplateFieldT, enabled: boolean) => {
     let v: FieldValue | undefined = Object.hasOwn(input, f.id) ? input[f.id] : prefill(f, ctx);
-    if (isBlank(v) && f.generate) v = randomSecret();
+    if (isBlank(v) && f.generate === true) v = randomSecret();
     if (isBlank(v)) {
       if (f.required && enabled) missing.push(f.id);
       out[f.id] = f.type === 'boolean' ? false : '';
