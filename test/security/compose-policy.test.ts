@@ -224,6 +224,18 @@ describe('compose policy at every entry point', () => {
     }
   });
 
+  test('the install review names each power before anything is installed, and says whether the user may install it', async () => {
+    const ask = (c: ApiClient, app: string) => c.post<{ powers: unknown[]; allowed: boolean }>(`/api/store/apps/hazards/${app}/powers`, { values: {} });
+    const op = await ask(operator, 'merge-key');
+    assert.equal(op.status, 200, JSON.stringify(op.body));
+    assert.deepEqual(op.body, { powers: [{ service: 'app', power: 'privileged', value: 'true' }], allowed: false });
+    assert.deepEqual((await ask(admin, 'merge-key')).body.allowed, true);
+    assert.deepEqual((await ask(operator, 'net-host')).body.powers, [{ service: 'app', power: 'network_mode', value: 'host' }]);
+    assert.deepEqual((await ask(operator, 'device-kvm')).body, { powers: [{ service: 'app', power: 'devices', value: '/dev/kvm' }], allowed: true });
+    assert.deepEqual((await ask(operator, 'bind-root')).body, { powers: [], allowed: true });
+    assertProblem(await ask(operator, 'label-kade'), EXPECT.label, 'powers of an app with an ownership label');
+  });
+
   test('ALLOW_PRIVILEGED_APPS=everyone lets an operator take an app with powers; back to admins refuses it again', async () => {
     const folder = join(kade.baseDir, 'elsewhere', 'allowed-privileged');
     mkdirSync(folder, { recursive: true });

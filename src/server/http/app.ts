@@ -14,6 +14,7 @@ import { catalogueRoutes } from './routes/catalogue.routes.ts';
 import { containersRoutes } from './routes/containers.routes.ts';
 import { hostRoutes } from './routes/host.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
+import { policyRoutes } from './routes/policy.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stackConfigRoutes } from './routes/stack-config.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
@@ -93,6 +94,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   systemRoutes(app, opts.version, services);
   authRoutes(app, services.auth);
   catalogueRoutes(app, services, opts.prefill);
+  policyRoutes(app, services);
   stacksRoutes(app, services);
   stackConfigRoutes(app, services);
   containersRoutes(app, services);

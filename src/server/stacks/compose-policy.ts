@@ -1,4 +1,5 @@
 import { isMap, parseDocument } from 'yaml';
+import type { Power, PowerUseT } from '../../shared/powers.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import type { ALLOW_PRIVILEGED_VALUES } from '../../shared/settings-keys.ts';
 import { AppError } from '../core/errors.ts';
@@ -8,17 +9,9 @@ import { readTextOrEmpty } from './stack-files.ts';
 
 /**
  * Powers over the host a compose file can hand an app. Every entry point (install, reconfigure, the compose
- * editor, a snapshot restore, adopt) judges the compose text through this module, the same way.
+ * editor, adopt) judges the compose text through this module, the same way.
  */
-export const POWERS = ['privileged', 'network_mode', 'pid', 'ipc', 'uts', 'userns_mode', 'cgroup', 'cap_add', 'security_opt', 'devices'] as const;
-export type Power = (typeof POWERS)[number];
-
-/** One power one service gets, with the value that gives it (`host`, `SYS_ADMIN`, `seccomp=unconfined`, `/dev/kvm`). */
-export interface PowerUse {
-  service: string;
-  power: Power;
-  value: string;
-}
+export type PowerUse = PowerUseT;
 
 export type PrivilegedPolicy = (typeof ALLOW_PRIVILEGED_VALUES)[number];
 
@@ -172,6 +165,10 @@ export const gatedPowers = (uses: PowerUse[]): PowerUse[] => uses.filter((u) => 
 export const describePowers = (uses: PowerUse[]): string =>
   [...new Set(uses.map((u) => (u.power === 'privileged' ? 'privileged' : `${u.power}: ${u.value}`)))].join(', ');
 
+/** Whether the actor may take an app with these powers under the current ALLOW_PRIVILEGED_APPS. */
+export const mayUsePowers = (actor: Actor, uses: PowerUse[], allow: PrivilegedPolicy): boolean =>
+  gatedPowers(uses).length === 0 || allow === 'everyone' || roleAllows(actor.role, 'admin');
+
 /**
  * The policy at every entry point: refuses YAML hazards and ownership labels for everyone, and an app with powers
  * over the host for a non-admin unless ALLOW_PRIVILEGED_APPS is `everyone`. `env` (or the `.env` text) is what compose
@@ -184,7 +181,7 @@ export function enforceComposePolicy(
 ): PowerUse[] {
   const uses = composePowers(composeText, opts.env ?? parseEnv(opts.envText ?? ''));
   const gated = gatedPowers(uses);
-  if (gated.length > 0 && opts.allow !== 'everyone' && !roleAllows(actor.role, 'admin')) {
+  if (!mayUsePowers(actor, uses, opts.allow)) {
     const powers = describePowers(gated);
     throw new AppError(
       'app_powers_refused',

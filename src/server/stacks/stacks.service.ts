@@ -19,6 +19,7 @@ import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
 import { prepareInstall, writeStackDir } from './install.ts';
 import { groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
+import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createSnapshots } from './snapshots.ts';
 import type { StackContext } from './stack-context.ts';
@@ -266,6 +267,8 @@ export function createStacksService(d: StacksDeps) {
     data,
     project,
     installedBySource,
+    /** What an app from the store would get over the host; the install form's review shows it. */
+    powers: createAppPowers({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, allowPrivileged }),
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
     credentials,

@@ -1,0 +1,25 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { Name } from '../../../shared/api.ts';
+import { AppPowers } from '../../../shared/powers.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const powers = defineRoute('operator', {
+  method: 'post',
+  path: '/api/store/apps/{repo}/{app}/powers',
+  tags: ['catalogue'],
+  summary:
+    'What the app would get over the host with these form values (privileged, host namespaces, capabilities, devices), rendered as the install renders it, and whether you may install it (setting ALLOW_PRIVILEGED_APPS)',
+  request: {
+    params: z.object({ repo: Name, app: Name }),
+    body: jsonBody(z.object({ values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}) })),
+  },
+  responses: { 200: json(AppPowers), ...PROBLEMS },
+});
+
+/** The compose policy's answers for the interface (compose-policy.ts). */
+export function policyRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+  app.openapi(powers, (c) => c.json(s.stacks.powers(actorOf(c), { ...c.req.valid('param'), values: c.req.valid('json').values }), 200));
+}
