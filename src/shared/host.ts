@@ -21,6 +21,8 @@ export const PortCheck = z.object({
   alternative: z.number().int().nullable(),
   host_inspected: z.boolean(),
   note: z.string().optional(),
+  /** The probe image (SVC_PROBE_IMAGE) the check needs and the engine does not have; `docker pull` it. */
+  missing_image: z.string().optional(),
 });
 export type PortCheckT = z.infer<typeof PortCheck>;
 

@@ -99,6 +99,9 @@ test('with a probe image that is missing, the host is not inspected and the note
   assert.equal(r.body.host_inspected, false);
   assert.match(r.body.note, /kade-test\/no-such-probe:0/);
   assert.match(r.body.note, /'free' is an assumption/);
+  // What is missing and how to get it, for the form to show.
+  assert.equal(r.body.missing_image, 'kade-test/no-such-probe:0');
+  assert.match(r.body.note, /`docker pull kade-test\/no-such-probe:0`/);
   // Containers are still read: the published port is taken even without the host.
   const held = await blindApi.get(`/api/ports/check?port=${published}`);
   assert.equal(held.body.held_by, PUBLISHER);

@@ -5,7 +5,7 @@ import { type HostListeners, parseProbeOutput } from './ports.ts';
 
 /** Why the host could not be read; the port check turns it into its note. */
 export type ProbeFailure = 'image_missing' | 'engine_unreachable' | 'timeout' | 'failed';
-export type ProbeResult = { ok: true; listeners: HostListeners } | { ok: false; reason: ProbeFailure; message: string };
+export type ProbeResult = { ok: true; listeners: HostListeners } | { ok: false; reason: ProbeFailure; message: string; image?: string };
 
 /** Reads the listening sockets of the engine's host. Never throws: a failure is a result. */
 export interface HostProbe {
@@ -27,7 +27,7 @@ function classify(err: unknown, image: string): ProbeResult {
   const e = err as { statusCode?: number; code?: string };
   const message = errorMessage(err);
   if (e.statusCode === 404 && /image/i.test(message))
-    return { ok: false, reason: 'image_missing', message: `probe image '${image}' is not present on the engine` };
+    return { ok: false, reason: 'image_missing', message: `probe image '${image}' is not present on the engine`, image };
   if (e.statusCode === undefined && (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'EACCES')) {
     return { ok: false, reason: 'engine_unreachable', message: `container engine not reachable: ${message}` };
   }

@@ -33,12 +33,13 @@ test('a published port names its container and proposes the next port neither so
 test('without the host, free is an assumption and the note says so', async () => {
   const host = createHostService({
     engine: engine([web]),
-    probe: fixed({ ok: false, reason: 'image_missing', message: "probe image 'nope:1' is not present on the engine" }),
+    probe: fixed({ ok: false, reason: 'image_missing', message: "probe image 'nope:1' is not present on the engine", image: 'nope:1' }),
   });
   const free = await host.checkPort(8081);
   assert.equal(free.free, true);
   assert.equal(free.host_inspected, false);
-  assert.match(free.note ?? '', /nope:1.*'free' is an assumption/);
+  assert.equal(free.missing_image, 'nope:1');
+  assert.match(free.note ?? '', /needs the image 'nope:1'.*`docker pull nope:1`.*'free' is an assumption/);
   const held = await host.checkPort(8080);
   assert.equal(held.held_by, 'kadetest-web');
   assert.equal(held.alternative, 8081);

@@ -34,7 +34,12 @@ export function createHostService(deps: HostServiceDeps): HostService {
       const here = holderOf(port, listing.held, listeners);
       const notes: string[] = [];
       if (!listing.ok) notes.push(`The container engine could not list containers (${listing.message}), so no container can be named.`);
-      if (!host.ok)
+      const missingImage = !host.ok && host.reason === 'image_missing' ? (host.image ?? null) : null;
+      if (missingImage)
+        notes.push(
+          `The port check needs the image '${missingImage}' (SVC_PROBE_IMAGE) on the container engine and it is missing: get it with \`docker pull ${missingImage}\`, or set SVC_PROBE_IMAGE to an image with busybox that is present. Until then 'free' is an assumption: a program outside the container engine may still use the port.`,
+        );
+      else if (!host.ok)
         notes.push(
           `The host could not be inspected (${host.message}): 'free' is an assumption, a program outside the container engine may still use the port.`,
         );
@@ -44,6 +49,7 @@ export function createHostService(deps: HostServiceDeps): HostService {
         held_by: here.by,
         alternative: here.taken ? nextFreePort(port, taken) : null,
         host_inspected: host.ok,
+        ...(missingImage ? { missing_image: missingImage } : {}),
         ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
       };
     },

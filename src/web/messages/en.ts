@@ -3,6 +3,7 @@ import { enAdopt } from './en-adopt.ts';
 import { enApp } from './en-app.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
+import { enForms } from './en-forms.ts';
 import { enOperate } from './en-operate.ts';
 /**
  * English messages. This table defines the keys; nl.ts must have exactly the
@@ -155,6 +156,7 @@ export const en = {
   ...enOperate,
   ...enApp,
   ...enAdopt,
+  ...enForms,
 } as const;
 
 export type MessageKey = keyof typeof en;

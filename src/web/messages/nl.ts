@@ -4,6 +4,7 @@ import { nlAdopt } from './nl-adopt.ts';
 import { nlApp } from './nl-app.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
+import { nlForms } from './nl-forms.ts';
 import { nlOperate } from './nl-operate.ts';
 
 /** Dutch messages; typed against the English keys so neither table can miss one. */
@@ -153,4 +154,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlOperate,
   ...nlApp,
   ...nlAdopt,
+  ...nlForms,
 };

@@ -9,7 +9,7 @@ const checkPort = defineRoute('viewer', {
   path: '/api/ports/check',
   tags: ['host'],
   summary:
-    'Whether a host port is free: ports published by containers (held_by names the container) and listeners on the host, read from its network namespace by a short-lived container (cached a few seconds). alternative is the next free port above it (at most 16 tried). When host_inspected is false, free is an assumption and note says so.',
+    'Whether a host port is free: ports published by containers (held_by names the container) and listeners on the host, read from its network namespace by a short-lived container (cached a few seconds). alternative is the next free port above it (at most 16 tried). When host_inspected is false, free is an assumption and note says so; missing_image names the probe image (SVC_PROBE_IMAGE) the engine lacks, to docker pull.',
   request: { query: PortQuery },
   responses: { 200: json(PortCheck), ...PROBLEMS },
 });

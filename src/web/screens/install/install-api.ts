@@ -1,9 +1,6 @@
 import type { JobT, StackT } from '../../../shared/api.ts';
-import type { PortCheckT } from '../../../shared/host.ts';
 import type { FieldValue, TemplateFileT } from '../../../shared/template.ts';
-import { ApiError, request } from '../../api.ts';
-
-export type { PortCheckT };
+import { request } from '../../api.ts';
 
 /** GET /api/store/apps/{repo}/{app}: the form schema and the values it starts with. */
 export interface AppSchemaT {
@@ -11,6 +8,8 @@ export interface AppSchemaT {
   app: string;
   template: TemplateFileT;
   values: Record<string, FieldValue>;
+  /** DATA_DIR: the data folder of an app defaults to data_root/<name>. */
+  data_root?: string;
 }
 
 const seg = encodeURIComponent;
@@ -23,16 +22,3 @@ export async function installApp(body: { repo: string; app: string; name: string
 }
 
 export const getStack = (name: string): Promise<StackT> => request<StackT>('GET', `/api/stacks/${seg(name)}`);
-
-/**
- * The host's answer about a port, or null when this Kade has no port check (an older server
- * answers 404): the form then simply shows no check.
- */
-export async function checkPort(port: number): Promise<PortCheckT | null> {
-  try {
-    return await request<PortCheckT>('GET', `/api/ports/check?port=${port}`);
-  } catch (e) {
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return null;
-    throw e;
-  }
-}

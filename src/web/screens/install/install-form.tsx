@@ -1,20 +1,25 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { JobT, StackT } from '../../../shared/api.ts';
+import { fillPlaceholders } from '../../../shared/placeholders.ts';
 import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
 import { ApiError } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
+import type { Instance } from '../../forms/connect-field.tsx';
+import { useInstances } from '../../forms/connect-instances.ts';
+import { issueText } from '../../forms/field-problem.ts';
+import { TemplateField } from '../../forms/template-field.tsx';
 import { getLang, t } from '../../i18n.ts';
-import type { Instance } from './connect-field.tsx';
 import { type AppSchemaT, installApp } from './install-api.ts';
 import {
   advancedCount,
   allFields,
   buildSteps,
   type FormValues,
+  followers,
   freeName,
   groupEnabled,
   isValidName,
-  missingIn,
+  problemsIn,
   requestValues,
   type Step,
   startValues,
@@ -22,9 +27,9 @@ import {
   textIn,
   toggleId,
 } from './install-model.ts';
+import { NameField } from './name-field.tsx';
 import { ReviewStep } from './review-step.tsx';
 import { stepKey, stepTitle } from './step-title.ts';
-import { TemplateField } from './template-field.tsx';
 
 interface Props {
   schema: AppSchemaT;
@@ -38,7 +43,15 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const id = useId();
   const taken = useMemo(() => stacks.map((s) => s.name), [stacks]);
   const [name, setName] = useState(() => freeName(schema.app, taken));
-  const [values, setValues] = useState<FormValues>(() => startValues(template, schema.values));
+  const dataRoot = schema.data_root;
+  const fill = (text: string, forName = name) => fillPlaceholders(text, { name: forName, dataRoot: dataRoot ?? '' });
+  // Values that follow the typed name ({name} in a default, the data folder) until the user edits them.
+  const [following, setFollowing] = useState(() => followers(template, startValues(template, schema.values), dataRoot));
+  const [values, setValues] = useState<FormValues>(() => {
+    const start = startValues(template, schema.values);
+    for (const [fid, text] of following) start[fid] = fill(text);
+    return start;
+  });
   const [advanced, setAdvanced] = useState(false);
   const [current, setCurrent] = useState('main');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -60,7 +73,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     const f = allFields(template).find((x) => x.id === fid);
     return f ? textIn(f.label, getLang()) : fid;
   };
-  const instances = (app: string): Instance[] => stacks.filter((s) => s.source?.app === app).map((s) => ({ name: s.name }));
+  const instances = useInstances(stacks, template);
 
   // The heading of a new step takes the focus, so a keyboard or screen-reader user starts at its top.
   // After a jump to a refused field, that field takes it instead.
@@ -77,6 +90,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const liveNameProblem = !isValidName(name) ? t('install.name_invalid') : taken.includes(name) ? t('install.name_taken', { name }) : null;
 
   const setValue = (fid: string, v: FieldValue) => {
+    if (following.has(fid)) setFollowing((old) => new Map([...old].filter(([k]) => k !== fid)));
     setValues((old) => ({ ...old, [fid]: v }));
     if (errors[fid]) {
       const { [fid]: _gone, ...rest } = errors;
@@ -90,15 +104,21 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     setCurrent(key);
   };
 
-  /** Marks the empty required fields of the given steps; true when there are none. */
+  const renameTo = (v: string) => {
+    setName(v);
+    setNameError(null);
+    if (following.size > 0) setValues((old) => ({ ...old, ...Object.fromEntries([...following].map(([fid, text]) => [fid, fill(text, v)])) }));
+  };
+
+  /** Marks the refused fields of the given steps (the shared rules) and a bad or taken name; true when there are none. */
   const checkSteps = (which: Step[]): boolean => {
-    const empty = which.flatMap((s) => missingIn(s, values));
-    const badName = which.some((s) => s.kind === 'main') && !isValidName(name);
-    setNameError(badName ? t('install.name_invalid') : null);
-    if (empty.length === 0 && !badName) return true;
-    setErrors((old) => ({ ...old, ...Object.fromEntries(empty.map((f) => [f.id, t('install.required_field')])) }));
-    setMissing(empty.map((f) => f.id));
-    const first = steps.findIndex((s) => which.includes(s) && (missingIn(s, values).length > 0 || (s.kind === 'main' && badName)));
+    const refused = which.flatMap((s) => problemsIn(s, values));
+    const badName = which.some((s) => s.kind === 'main') && liveNameProblem !== null;
+    setNameError(badName ? liveNameProblem : null);
+    if (refused.length === 0 && !badName) return true;
+    setErrors((old) => ({ ...old, ...Object.fromEntries(refused.map((r) => [r.field.id, issueText(r.issue)])) }));
+    setMissing(refused.filter((r) => r.issue.code === 'required').map((r) => r.field.id));
+    const first = steps.findIndex((s) => which.includes(s) && (problemsIn(s, values).length > 0 || (s.kind === 'main' && badName)));
     const target = steps[first];
     if (target && stepKey(target) !== current) jumpTo(stepKey(target));
     else focusFirstInvalid();
@@ -242,22 +262,17 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
           </AlertBox>
         )}
         <ErrorMessage error={failure} />
-        {step?.kind === 'main' && (
-          <NameField
-            value={name}
-            onInput={(v) => {
-              setName(v);
-              setNameError(null);
-            }}
-            error={nameError}
-            live={name === '' ? null : liveNameProblem}
-          />
-        )}
+        {step?.kind === 'main' && <NameField value={name} onInput={renameTo} error={nameError} live={name === '' ? null : liveNameProblem} />}
         {step && step.kind !== 'review' && (step.kind === 'main' || groupEnabled(step.group, values)) && (
-          <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} />
+          <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} fill={fill} />
         )}
         {step?.kind === 'group' && !groupEnabled(step.group, values) && <p class="muted install-off">{t('install.group_off')}</p>}
         {step?.kind === 'review' && <ReviewStep name={name} steps={steps} values={values} onEdit={go} />}
+        {step?.kind === 'review' && liveNameProblem && (
+          <p class="field-error install-blocked" id={`${id}-blocked`}>
+            {isValidName(name) ? t('install.name_blocked', { name }) : t('install.name_blocked_invalid')}
+          </p>
+        )}
         <div class="install-nav">
           {back ? (
             <button type="button" class="btn" onClick={() => go(stepKey(back))}>
@@ -267,7 +282,13 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
             <span />
           )}
           {step?.kind === 'review' ? (
-            <button type="submit" class="btn btn-primary" aria-disabled={busy}>
+            <button
+              type="submit"
+              class="btn btn-primary"
+              aria-disabled={busy}
+              disabled={liveNameProblem !== null}
+              aria-describedby={liveNameProblem ? `${id}-blocked` : undefined}
+            >
               {busy ? t('install.installing') : t('install.install')}
             </button>
           ) : (
@@ -287,6 +308,7 @@ function Fields(p: {
   errors: Record<string, string>;
   onChange: (id: string, v: FieldValue) => void;
   instances: (app: string) => Instance[];
+  fill: (text: string) => string;
 }) {
   if (p.fields.length === 0) return null;
   return (
@@ -299,47 +321,9 @@ function Fields(p: {
           onChange={(v) => p.onChange(f.id, v)}
           error={p.errors[f.id] ?? null}
           instances={p.instances}
+          fill={p.fill}
         />
       ))}
-    </div>
-  );
-}
-
-/** The name of the new app: its folder and compose project, checked while typing. */
-function NameField({ value, onInput, error, live }: { value: string; onInput: (v: string) => void; error: string | null; live: string | null }) {
-  const id = useId();
-  const problem = error ?? live;
-  return (
-    <div class="ifield install-name">
-      <div class="ifield-label">
-        <label for={id}>{t('install.name')}</label>
-        <span class="req" aria-hidden="true">
-          *
-        </span>
-      </div>
-      <input
-        id={id}
-        name="name"
-        type="text"
-        class="mono"
-        required
-        value={value}
-        onInput={(e) => onInput(e.currentTarget.value)}
-        autocomplete="off"
-        autocapitalize="off"
-        spellcheck={false}
-        maxLength={63}
-        aria-invalid={problem ? 'true' : undefined}
-        aria-describedby={`${id}-hint${problem ? ` ${id}-err` : ''}`}
-      />
-      <p class="hint" id={`${id}-hint`}>
-        {t('install.name_hint')}
-      </p>
-      {problem && (
-        <p class="field-error" id={`${id}-err`} aria-live="polite">
-          {problem}
-        </p>
-      )}
     </div>
   );
 }

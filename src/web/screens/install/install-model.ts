@@ -1,6 +1,7 @@
+import { checkField, type RuleIssue } from '../../../shared/field-rules.ts';
 import { NAME_PATTERN } from '../../../shared/names.ts';
+import { hasPlaceholder } from '../../../shared/placeholders.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../../shared/template.ts';
-import type { Lang } from '../../i18n.ts';
 
 /** What the form holds: text inputs keep strings (the server coerces), switches keep booleans. */
 export type FormValues = Record<string, FieldValue>;
@@ -14,9 +15,7 @@ export const installPath = (repo: string, app: string): string => `/store/${enco
 
 export const isValidName = (name: string): boolean => NAME_PATTERN.test(name);
 
-/** A template text in the current language; a plain string serves both. */
-export const textIn = (text: string | { en: string; nl: string } | undefined, lang: Lang): string =>
-  text === undefined ? '' : typeof text === 'string' ? text : text[lang];
+export { randomSecret, textIn } from '../../forms/form-text.ts';
 
 /** The synthetic boolean of a group with a toggle (the server's name for it). */
 export const toggleId = (groupId: string): string => `${groupId}_enabled`;
@@ -57,6 +56,32 @@ export function missingIn(step: Step, values: FormValues): TemplateFieldT[] {
   return step.fields.filter((f) => f.required && !f.generate && blank(values[f.id]));
 }
 
+/** The fields of a step the shared rules refuse (empty and required, or a value of the wrong form), with why. */
+export function problemsIn(step: Step, values: FormValues): { field: TemplateFieldT; issue: RuleIssue }[] {
+  if (step.kind === 'review') return [];
+  const enabled = step.kind === 'main' || groupEnabled(step.group, values);
+  const out: { field: TemplateFieldT; issue: RuleIssue }[] = [];
+  for (const f of step.fields) {
+    const issue = checkField(f, values[f.id], enabled);
+    if (issue) out.push({ field: f, issue });
+  }
+  return out;
+}
+
+/**
+ * Fields whose value follows the typed name until the user edits them: a string default with a
+ * placeholder ({name}, {data_dir}, …), and the data folder (`appdata_dir`) when the server gave
+ * its data root. Maps the field id to the text to fill.
+ */
+export function followers(t: TemplateFileT, start: FormValues, dataRoot: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of allFields(t)) {
+    if (f.id === 'appdata_dir' && dataRoot !== undefined) out.set(f.id, '{data_dir}');
+    else if (typeof f.default === 'string' && hasPlaceholder(f.default) && start[f.id] === f.default) out.set(f.id, f.default);
+  }
+  return out;
+}
+
 /** The index of the first step that shows one of the named fields, or -1. */
 export function stepOf(steps: Step[], ids: readonly string[]): number {
   return steps.findIndex((s) => s.kind !== 'review' && s.fields.some((f) => ids.includes(f.id)));
@@ -64,14 +89,6 @@ export function stepOf(steps: Step[], ids: readonly string[]): number {
 
 /** Every field of the template, ungrouped first. */
 export const allFields = (t: TemplateFileT): TemplateFieldT[] => [...t.fields, ...t.groups.flatMap((g) => g.fields)];
-
-/** 32 characters of base64url from 24 random bytes, the same length the server generates. */
-export function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
 
 /** A first name for the instance: the app id, or the first `<id>-N` not taken yet. */
 export function freeName(app: string, taken: readonly string[]): string {

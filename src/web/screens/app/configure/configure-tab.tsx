@@ -4,6 +4,7 @@ import { roleAllows } from '../../../../shared/roles.ts';
 import { listStacks, type UserT } from '../../../api.ts';
 import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
 import { JobProgress } from '../../../components/job-progress.tsx';
+import { useInstances } from '../../../forms/connect-instances.ts';
 import { t, useLang } from '../../../i18n.ts';
 import { type DeviceT, getStackConfig, getStackDetail, listDevices, type RunningT, runningOf, type StackConfigT } from './configure-api.ts';
 import { ConfigureForm } from './configure-form.tsx';
@@ -52,6 +53,8 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
     listDevices().then(setDevices, () => setDevices(null));
   }, [name, allowed]);
 
+  // Installed apps a connect field may point at, with the ports they publish.
+  const instances = useInstances(stacks, config?.schema?.template ?? null);
   if (!allowed) return <p class="muted configure-denied">{t('configure.need_operator')}</p>;
 
   const jobRunning = run !== null && run.ended === null;
@@ -59,7 +62,6 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
     setRun((r) => (r ? { ...r, ended } : r));
     if (ended.state === 'succeeded') void load();
   };
-  const instances = (app: string) => stacks.filter((s) => s.source?.app === app).map((s) => ({ name: s.name }));
   return (
     <div class="configure">
       <ErrorMessage error={error} />

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { errorText } from '../../components/error-message.tsx';
-import { t } from '../../i18n.ts';
-import { checkPort, type PortCheckT } from './install-api.ts';
+import { errorText } from '../components/error-message.tsx';
+import { t } from '../i18n.ts';
+import { checkPort, type PortCheckT } from './forms-api.ts';
 import type { A11y } from './template-field.tsx';
 
 const CHECK_DELAY_MS = 350;
@@ -124,7 +124,8 @@ function checkClass(check: Check): string {
 function checkText(check: Check, value: string): string | null {
   switch (check.kind) {
     case 'idle':
-      return value.trim() === '' ? null : t('install.port_invalid', { min: MIN_PORT, max: MAX_PORT });
+      // A value that is not a port is refused under the field by the shared rules.
+      return value.trim() === '' ? null : t('ports.not_checked');
     case 'checking':
       return t('install.port_checking');
     case 'own':
@@ -136,6 +137,7 @@ function checkText(check: Check, value: string): string | null {
     case 'done': {
       const r = check.result;
       if (!r.free) return r.held_by ? t('install.port_used_by', { port: r.port, container: r.held_by }) : t('install.port_used', { port: r.port });
+      if (!r.host_inspected && r.missing_image) return t('ports.probe_missing', { port: r.port, image: r.missing_image });
       if (!r.host_inspected) return t('install.port_assumed', { port: r.port });
       return t('install.port_free', { port: r.port });
     }

@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
-import { getLang, t } from '../../i18n.ts';
+import type { FieldValue, TemplateFieldT } from '../../shared/template.ts';
+import { getLang, t } from '../i18n.ts';
 import { ConnectInput, type Instance } from './connect-field.tsx';
-import { randomSecret, textIn } from './install-model.ts';
+import { fieldProblem } from './field-problem.ts';
+import { randomSecret, textIn } from './form-text.ts';
 import { PortInput } from './port-field.tsx';
 
 export interface FieldProps {
@@ -16,14 +17,19 @@ export interface FieldProps {
   instances: (app: string) => Instance[];
   /** Containers of the app being reconfigured: a port one of them holds is its own, not taken. */
   ownContainers?: readonly string[] | undefined;
+  /** Fills the placeholders ({name}, …) of the label, info and default (shared/placeholders.ts). */
+  fill?: ((text: string) => string) | undefined;
 }
 
+/** A made-up value is offered on secret password fields unless the template says `generate: false`. */
+export const offersGenerate = (f: TemplateFieldT): boolean => f.generate === true || (f.generate === undefined && f.secret && f.type === 'password');
+
 /** What the hint line under a field says: the info text with the default next to it. */
-function hintText(f: TemplateFieldT): string {
-  const info = textIn(f.info, getLang());
+function hintText(f: TemplateFieldT, fill: (s: string) => string): string {
+  const info = fill(textIn(f.info, getLang()));
   const showDefault = f.default !== undefined && f.default !== '' && !f.secret;
   const def = showDefault
-    ? t('install.default', { value: f.type === 'boolean' ? t(f.default === true ? 'install.on' : 'install.off') : String(f.default) })
+    ? t('install.default', { value: f.type === 'boolean' ? t(f.default === true ? 'install.on' : 'install.off') : fill(String(f.default)) })
     : '';
   return [info, def].filter(Boolean).join(' ');
 }
@@ -32,15 +38,18 @@ function hintText(f: TemplateFieldT): string {
 export function TemplateField(p: FieldProps) {
   const id = useId();
   const f = p.field;
-  const label = textIn(f.label, getLang());
-  const hint = hintText(f);
+  const fill = p.fill ?? ((s: string) => s);
+  const label = fill(textIn(f.label, getLang()));
+  const hint = hintText(f, fill);
+  // The server's word or the empty-field mark first; else what the shared rules say while typing.
+  const error = p.error ?? fieldProblem(f, p.value);
   const hintId = `${id}-hint`;
   const errId = `${id}-err`;
-  const describedBy = [hint ? hintId : '', p.error ? errId : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy = [hint ? hintId : '', error ? errId : ''].filter(Boolean).join(' ') || undefined;
   const a11y = {
     id,
     name: f.id,
-    'aria-invalid': p.error ? ('true' as const) : undefined,
+    'aria-invalid': error ? ('true' as const) : undefined,
     'aria-describedby': describedBy,
     required: f.required,
   };
@@ -62,7 +71,7 @@ export function TemplateField(p: FieldProps) {
           <span class="switch-track" aria-hidden="true" />
           <span class="switch-label">{label}</span>
         </label>
-        <Below hint={hint} hintId={hintId} error={p.error} errId={errId} />
+        <Below hint={hint} hintId={hintId} error={error} errId={errId} />
       </div>
     );
   }
@@ -106,7 +115,7 @@ export function TemplateField(p: FieldProps) {
         )}
       </div>
       {control}
-      <Below hint={hint} hintId={hintId} error={p.error} errId={errId} />
+      <Below hint={hint} hintId={hintId} error={error} errId={errId} />
     </div>
   );
 }
@@ -184,7 +193,7 @@ function SecretInput({
       >
         {t(shown ? 'install.hide' : 'install.show')}
       </button>
-      {field.generate && (
+      {offersGenerate(field) && (
         <button type="button" class="btn btn-small" aria-label={t('install.generate_label', { label })} onClick={() => onChange(randomSecret())}>
           {t('install.generate')}
         </button>
