@@ -5,6 +5,7 @@ import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enForms } from './en-forms.ts';
 import { enOperate } from './en-operate.ts';
+import { enPolicy } from './en-policy.ts';
 /**
  * English messages. This table defines the keys; nl.ts must have exactly the
  * same ones (the compiler checks). Error texts are keyed `error.<code>` by the
@@ -156,6 +157,7 @@ export const en = {
   ...enOperate,
   ...enApp,
   ...enAdopt,
+  ...enPolicy,
   ...enForms,
 } as const;
 

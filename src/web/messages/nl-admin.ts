@@ -168,8 +168,9 @@ export const nlAdmin = {
   'settings.channel.stable': 'Stabiel: alleen releases',
   'settings.channel.beta': 'Bèta: releases en pre-releases',
   'settings.auto_sync': 'Alle sjabloonrepo’s ophalen als Kade start (AUTO_SYNC_ON_BOOT)',
-  'settings.registry': 'Registry voor zelf-update',
-  'settings.registry_intro': 'Waar Kade zijn eigen image vandaan haalt. Het token is alleen-schrijven.',
+  'settings.registry': 'Account bij een registry',
+  'settings.registry_intro':
+    'Het account waarmee Kade bij een eigen registry images op updates controleert en hun versies opvraagt. Het token is alleen-schrijven.',
   'settings.registry_url': 'Registry (REGISTRY_URL)',
   'settings.registry_url_hint': 'Een host zoals ghcr.io; leeg voor de standaard.',
   'settings.registry_user': 'Gebruikersnaam (REGISTRY_USER)',

@@ -6,6 +6,7 @@ import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlOperate } from './nl-operate.ts';
+import { nlPolicy } from './nl-policy.ts';
 
 /** Dutch messages; typed against the English keys so neither table can miss one. */
 export const nl: Record<MessageKey, string> = {
@@ -154,5 +155,6 @@ export const nl: Record<MessageKey, string> = {
   ...nlOperate,
   ...nlApp,
   ...nlAdopt,
+  ...nlPolicy,
   ...nlForms,
 };

@@ -4,6 +4,7 @@ import { fillPlaceholders } from '../../../shared/placeholders.ts';
 import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
 import { ApiError } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
+import { PowersWarning } from '../../components/powers-warning.tsx';
 import type { Instance } from '../../forms/connect-field.tsx';
 import { useInstances } from '../../forms/connect-instances.ts';
 import { issueText } from '../../forms/field-problem.ts';
@@ -267,6 +268,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
           <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} fill={fill} />
         )}
         {step?.kind === 'group' && !groupEnabled(step.group, values) && <p class="muted install-off">{t('install.group_off')}</p>}
+        {step?.kind === 'review' && <PowersWarning repo={schema.repo} app={schema.app} values={requestValues(template, values)} />}
         {step?.kind === 'review' && <ReviewStep name={name} steps={steps} values={values} onEdit={go} />}
         {step?.kind === 'review' && liveNameProblem && (
           <p class="field-error install-blocked" id={`${id}-blocked`}>

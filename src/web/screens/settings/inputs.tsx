@@ -46,6 +46,29 @@ export function TextInput(
   );
 }
 
+/** Several lines, one value each (a list of folders). */
+export function TextArea(p: Base & { value: string; onInput: (v: string) => void; rows?: number }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <textarea
+        id={id}
+        name={p.name}
+        rows={p.rows ?? 3}
+        value={p.value}
+        onInput={(e) => p.onInput(e.currentTarget.value)}
+        autocapitalize="off"
+        spellcheck={false}
+        class="mono"
+        aria-invalid={p.invalid ? 'true' : undefined}
+        aria-describedby={p.hint ? `${id}-hint` : undefined}
+      />
+      <Hint id={`${id}-hint`} hint={p.hint} />
+    </div>
+  );
+}
+
 export function Checkbox(p: Base & { checked: boolean; onChange: (v: boolean) => void }) {
   const id = useId();
   return (

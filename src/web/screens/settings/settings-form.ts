@@ -23,19 +23,22 @@ export const TEXT_KEYS = [
   'UPDATE_CHANNEL',
   'REGISTRY_URL',
   'REGISTRY_USER',
+  'ALLOW_PRIVILEGED_APPS',
+  'ALLOWED_HOST_DIRS',
 ] as const;
 export type TextKey = (typeof TEXT_KEYS)[number];
-export const FLAG_KEYS = ['BACKUP_APPDATA', 'AUTO_SYNC_ON_BOOT'] as const;
+export const FLAG_KEYS = ['BACKUP_APPDATA', 'AUTO_SYNC_ON_BOOT', 'UPDATE_CHECK_ENABLED'] as const;
 export type FlagKey = (typeof FLAG_KEYS)[number];
 
 const NUMBERS = new Set<TextKey>(NUMBER_KEYS);
 
 export function toForm(s: SettingsT): SettingsForm {
   const text = {} as Record<TextKey, string>;
-  for (const k of TEXT_KEYS) text[k] = k === 'APP_NETWORKS' ? s.APP_NETWORKS.join(', ') : String(s[k]);
+  for (const k of TEXT_KEYS)
+    text[k] = k === 'APP_NETWORKS' ? s.APP_NETWORKS.join(', ') : k === 'ALLOWED_HOST_DIRS' ? s.ALLOWED_HOST_DIRS.join('\n') : String(s[k]);
   const secrets = {} as SettingsForm['secrets'];
   for (const k of SECRET_KEYS) secrets[k] = { replace: '', remove: false };
-  return { text, flags: { BACKUP_APPDATA: s.BACKUP_APPDATA, AUTO_SYNC_ON_BOOT: s.AUTO_SYNC_ON_BOOT }, secrets };
+  return { text, flags: { BACKUP_APPDATA: s.BACKUP_APPDATA, AUTO_SYNC_ON_BOOT: s.AUTO_SYNC_ON_BOOT, UPDATE_CHECK_ENABLED: s.UPDATE_CHECK_ENABLED }, secrets };
 }
 
 /** A derived folder that followed the old base follows the new one, as the server will do. */
@@ -57,6 +60,10 @@ export function toUpdate(form: SettingsForm): SettingsUpdateT {
   const body: Record<string, unknown> = { ...form.flags };
   for (const k of TEXT_KEYS) body[k] = NUMBERS.has(k) ? toNumber(form.text[k]) : form.text[k].trim();
   body.APP_NETWORKS = form.text.APP_NETWORKS.split(/[\s,]+/).filter(Boolean);
+  // One folder per line; a folder name may hold spaces or commas.
+  body.ALLOWED_HOST_DIRS = form.text.ALLOWED_HOST_DIRS.split('\n')
+    .map((d) => d.trim())
+    .filter(Boolean);
   for (const k of SECRET_KEYS) {
     const s = form.secrets[k];
     if (s.remove) body[k] = { set: false };

@@ -6,7 +6,7 @@ import { navigate } from '../../router.ts';
 import { FoldersSection } from './folders-section.tsx';
 import { makeBinders, type SectionProps } from './form-bind.ts';
 import { SaveResult, type SaveState } from './save-result.tsx';
-import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
+import { NotAvailableSection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
 import { getSettings, resetWizard, saveSettings } from './settings-api.ts';
 import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
 import './settings.css';
@@ -126,9 +126,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
       <form class="settings-form" onSubmit={(e) => void onSave(e)} aria-busy={saving} noValidate>
         <FoldersSection {...props} />
         <TimeSection {...props} />
-        <NetworksSection {...props} />
-        <BackupsSection {...props} />
-        <NotifySection {...props} />
+        <SecuritySection {...props} />
         <UpdatesSection {...props} />
         <RegistrySection {...props} />
         <div class="save-bar">
@@ -139,6 +137,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
         </div>
       </form>
       <SsoSection {...props} />
+      <NotAvailableSection />
       <section class="card settings-section" aria-labelledby="settings-wizard">
         <h2 id="settings-wizard">{t('settings.wizard')}</h2>
         <p class="muted section-intro">{t('settings.wizard_text')}</p>
