@@ -224,6 +224,41 @@ describe('compose policy at every entry point', () => {
     }
   });
 
+  test('snapshot restore: a snapshot of a hand-edited file with an ownership label is not brought back', async () => {
+    const spoof = HAZARDS.find((h) => h.id === 'label-project') as Hazard;
+    const dir = writeStack('restore-target', null, composeOf(spoof));
+    // Saving the .env keeps the files as they were (the hand-edited compose) as a snapshot.
+    assert.equal((await admin.put('/api/stacks/restore-target/env', { content: 'A=1\n' })).status, 200);
+    const edited = await admin.put('/api/stacks/restore-target/compose', { content: PLAIN });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    const snaps = (await admin.get<{ id: string; reason: string }[]>('/api/stacks/restore-target/snapshots')).body;
+    const old = snaps.find((x) => x.reason === 'env_edit');
+    assert.ok(old, JSON.stringify(snaps));
+    const r = await admin.post(`/api/stacks/restore-target/snapshots/${old.id}/restore`, {});
+    assertProblem(r, EXPECT.label, 'restore of a snapshot with an ownership label');
+    assert.equal(readFileSync(join(dir, 'docker-compose.yml'), 'utf8'), PLAIN);
+  });
+
+  test('ALLOWED_HOST_DIRS (bind policy) lets an operator use a host folder an admin listed, and nothing beside it', async () => {
+    const media = mkdtempSync(join(tmpdir(), 'kade-media-'));
+    const folder = join(kade.baseDir, 'elsewhere', 'media-app');
+    mkdirSync(folder, { recursive: true });
+    const bind = (src: string) => `services:\n  app:\n    image: kade-test/busybox:1\n    volumes: ["${src}:/media:ro"]\n`;
+    writeFileSync(join(folder, 'docker-compose.yml'), bind(media));
+    try {
+      assertProblem(await operator.post('/api/stacks/adopt', { path: folder, name: 'media-app' }), EXPECT.bind, 'adopt before the folder is allowed');
+      assert.equal((await admin.put('/api/settings', { ALLOWED_HOST_DIRS: [media] })).status, 200);
+      writeFileSync(join(folder, 'docker-compose.yml'), bind(`${media}/../${media.split('/').pop()}-other`));
+      assertProblem(await operator.post('/api/stacks/adopt', { path: folder, name: 'media-app' }), EXPECT.bind, 'a sibling of the allowed folder');
+      writeFileSync(join(folder, 'docker-compose.yml'), bind(media));
+      const r = await operator.post('/api/stacks/adopt', { path: folder, name: 'media-app' });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+    } finally {
+      assert.equal((await admin.put('/api/settings', { ALLOWED_HOST_DIRS: [] })).status, 200);
+      rmSync(media, { recursive: true, force: true });
+    }
+  });
+
   test('the install review names each power before anything is installed, and says whether the user may install it', async () => {
     const ask = (c: ApiClient, app: string) => c.post<{ powers: unknown[]; allowed: boolean }>(`/api/store/apps/hazards/${app}/powers`, { values: {} });
     const op = await ask(operator, 'merge-key');

@@ -9,7 +9,7 @@ import { readTextOrEmpty } from './stack-files.ts';
 
 /**
  * Powers over the host a compose file can hand an app. Every entry point (install, reconfigure, the compose
- * editor, adopt) judges the compose text through this module, the same way.
+ * editor, a snapshot restore, adopt) judges the compose text through this module, the same way.
  */
 export type PowerUse = PowerUseT;
 

@@ -107,6 +107,7 @@ export function createEditors(c: StackContext) {
     const kept = c.snapshots.texts(name, id);
     const compose = kept.compose ?? (loc.composeFile ? readTextOrEmpty(loc.composeFile) : '');
     const env = parseEnv(kept.env ?? readTextOrEmpty(loc.envPath));
+    enforceComposePolicy(actor, compose, { env, allow: c.allowPrivileged() });
     enforceCompose(compose, env, { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
     const before = c.snapshots.take(loc, 'restore');
