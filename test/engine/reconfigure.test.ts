@@ -106,7 +106,8 @@ test('install of board (web + PostgreSQL) and the config answer with stored valu
 });
 
 test('a reconfigure with a tag, an extra read-only folder and a shared network applies them; a later value change keeps them', async () => {
-  const extra = join(suite.kade.baseDir, 'media');
+  // An extra folder an app may use: below its own data folder DATA_DIR/<name> (bind policy).
+  const extra = join(suite.kade.baseDir, 'appdata', PG, 'media');
   mkdirSync(extra, { recursive: true });
   writeFileSync(join(extra, 'hello.txt'), 'from the host\n');
   // The shared network is chosen through the connect flow (networks issue); here it is stored as that flow stores it.
