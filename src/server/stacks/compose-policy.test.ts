@@ -36,6 +36,7 @@ describe('compose powers', () => {
     const plain = [
       '    privileged: false\n',
       '    network_mode: bridge\n',
+      '    network_mode: "service:vpn"\n',
       '    ipc: shareable\n',
       '    cap_add: [NET_BIND_SERVICE, CHOWN]\n',
       '    security_opt: ["no-new-privileges:true"]\n',

@@ -98,8 +98,8 @@ function servicePowers(service: string, svc: Obj, env: Record<string, string>): 
   if (svc.privileged !== undefined && !FALSE.has(text(svc.privileged, env).toLowerCase())) add('privileged', 'true');
   for (const key of ['network_mode', 'pid', 'ipc'] as const) {
     const v = text(svc[key], env);
-    // `container:x` and `service:x` join another container's namespace, possibly Kade's own.
-    if (v === 'host' || /^(container|service):/.test(v)) add(key, v);
+    // `container:x` joins any container's namespace, Kade's own too; `service:x` stays inside the app.
+    if (v === 'host' || v.startsWith('container:')) add(key, v);
   }
   for (const key of ['uts', 'userns_mode', 'cgroup'] as const) if (text(svc[key], env) === 'host') add(key, 'host');
   for (const cap of asList(svc.cap_add)) {
