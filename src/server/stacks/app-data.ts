@@ -6,8 +6,10 @@ import { ownDataDir } from './bind-policy.ts';
 import { declaredVolumes, hostSources } from './compose-sources.ts';
 
 /**
- * Each installed app owns DATA_DIR/<its name>. A `path` field left empty, and `appdata_dir` when it is absent,
- * empty or the DATA_DIR root itself (what older forms sent), becomes that folder; other values stay as typed.
+ * Each installed app owns DATA_DIR/<its name>. `appdata_dir` absent, empty or the DATA_DIR root itself (what older
+ * forms sent) becomes that folder. Another optional `path` field left empty (or the root) becomes a folder of its own
+ * below it, named after the field (`downloads_dir` → DATA_DIR/<name>/downloads), so two fields never share one folder.
+ * A required one left empty stays empty and is refused as required. Other values stay as typed.
  */
 export function appDataValues(
   template: TemplateFileT,
@@ -21,9 +23,14 @@ export function appDataValues(
     if (f.type !== 'path') continue;
     const has = Object.hasOwn(input, f.id);
     const v = has ? String(input[f.id] ?? '').trim() : null;
-    const blank = v === '' || (v?.startsWith('/') === true && normalisePath(v) === root);
-    const absent = !has && !ctx.keepAbsent && (f.id === 'appdata_dir' || f.default === undefined || String(f.default).trim() === '');
-    if (blank || absent) out[f.id] = own;
+    const isRoot = v?.startsWith('/') === true && normalisePath(v) === root;
+    const noDefault = f.default === undefined || String(f.default).trim() === '';
+    if (f.id === 'appdata_dir') {
+      if (v === '' || isRoot || (!has && !ctx.keepAbsent)) out[f.id] = own;
+      continue;
+    }
+    const fill = isRoot || (!f.required && (v === '' || (!has && !ctx.keepAbsent && noDefault)));
+    if (fill) out[f.id] = `${own}/${f.id.replace(/_(dir|path|folder)$/, '') || f.id}`;
   }
   return out;
 }

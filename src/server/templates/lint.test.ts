@@ -64,3 +64,21 @@ test('a connect value is used whole: a scheme before it or a port after it is re
   assert.ok(lint({ fields: [port, conn] }, env('postgres://u:p@{{ollama_url}}/db')).includes('error:connect-value'));
   assert.ok(lint({ fields: [port, conn, { id: 'ollama_url_host', label: 'H' }] }, env('{{ollama_url}}')).includes('error:connect-value'));
 });
+
+test('binds: below a path field, the app folder or a named volume; literal host paths and devices other than serial/video are errors', () => {
+  const data = { id: 'appdata_dir', label: 'Data', type: 'path' };
+  const withVolumes = (lines: string) => `${web}    volumes:\n${lines}`;
+  const clean = withVolumes('      - "{{appdata_dir}}/db:/db"\n      - "./conf:/conf"\n      - "cache:/cache"\n');
+  assert.deepEqual(lint({ fields: [port, data] }, clean), []);
+  for (const bad of [
+    '      - "/etc/localtime:/etc/localtime:ro"\n',
+    '      - "/var/run/docker.sock:/s"\n',
+    '      - "../other:/o"\n',
+    '      - "/srv/{{appdata_dir}}:/x"\n',
+  ]) {
+    assert.ok(lint({ fields: [port, data] }, withVolumes(bad)).includes('error:bind-source'), bad);
+  }
+  assert.ok(lint({ fields: [port] }, `${web}    devices: ["/dev/kvm:/dev/kvm"]\n`).includes('error:bind-source'));
+  assert.deepEqual(lint({ fields: [port] }, `${web}    devices: ["/dev/ttyUSB0:/dev/ttyUSB0"]\n`), []);
+  assert.ok(lint({ fields: [port] }, `${web}    env_file: /etc/environment\n`).includes('error:bind-source'));
+});

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CATEGORY_IDS } from '../../shared/categories.ts';
 import { isSafeName } from '../../shared/names.ts';
+import { normalisePath } from '../../shared/paths.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { errorMessage } from '../core/errors.ts';
+import { hostSources } from '../stacks/compose-sources.ts';
 import { loadTemplate } from './load.ts';
 import { allFields, connectPartIds, envNameOf, renderTemplate } from './render.ts';
 import { toggleId } from './values.ts';
@@ -83,6 +85,35 @@ function fieldRules(app: string, t: TemplateFileT, u: Usage, add: (f: Omit<LintF
   if (!app.match(/^[a-z0-9]/)) add({ level: 'error', rule: 'name', message: 'folder name is not a safe app id' });
 }
 
+/** What /api/devices offers (serial ports, video devices, GPU render nodes), by kernel name or stable by-id link. */
+const OFFERED_DEVICE = /^\/dev\/(tty(USB|ACM)\d+|video\d+|dri(\/[^/]+)?|serial\/by-id\/[^/]+|v4l\/by-id\/[^/]+)$/;
+
+/**
+ * Host paths a template may bind (bind-policy.ts decides at install): below a `path` field such as {{appdata_dir}}
+ * (the install judges the value; empty means DATA_DIR/<name>), its own folder (`./x`) or a named volume. A literal
+ * host path (`/etc/localtime`, the engine socket) would be refused at every install for operators.
+ */
+function bindRules(t: TemplateFileT, compose: string, env: Record<string, string>, add: (f: Omit<LintFinding, 'app'>) => void): void {
+  const marks = allFields(t)
+    .filter((f) => f.type === 'path')
+    .map((f) => mark(f.id));
+  for (const s of hostSources(compose, env)) {
+    if (marks.some((m) => s.path.startsWith(m))) continue;
+    if (s.kind === 'device') {
+      if (!OFFERED_DEVICE.test(normalisePath(s.path)))
+        add({ level: 'error', rule: 'bind-source', message: `${s.where} gives the device '${s.path}'; use a path field or a serial or video device` });
+      continue;
+    }
+    const p = normalisePath(s.path);
+    if (s.path.startsWith('.') && p !== '..' && !p.startsWith('../')) continue;
+    add({
+      level: 'error',
+      rule: 'bind-source',
+      message: `${s.where} binds '${s.path}'; bind below a path field such as {{appdata_dir}}, the app's own folder (./x) or a named volume`,
+    });
+  }
+}
+
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -123,6 +154,7 @@ export function lintApp(dir: string, app: string, knownApps: ReadonlySet<string>
     for (const g of template.groups) if (g.toggle) values[toggleId(g.id)] = true;
     const out = renderTemplate({ template, compose, values, timezone: 'UTC' });
     fieldRules(app, template, usage(parse(out.compose)), add);
+    bindRules(template, out.compose, out.env, add);
     connectRules(template, compose, add);
     for (const f of allFields(template)) {
       if (f.connect && knownApps.size > 0 && !knownApps.has(f.connect.app)) {
