@@ -158,6 +158,7 @@ test('the final document: short and long syntax, driver_opts binds, env_file, se
     `${compose('    volumes: [data:/data]')}\nvolumes:\n  data:\n    driver_opts: { type: none, o: bind, device: /var/lib/docker }\n`,
     `${compose('')}\nsecrets:\n  s:\n    file: /etc/shadow\n`,
     `x-v: &v\n  volumes: ["/root:/r"]\nservices:\n  web:\n    image: x\n    <<: *v\n`,
+    compose('    volumes_from: ["container:kade"]'),
   ];
   for (const text of docs) {
     const e = refusal(() => enforceCompose(text, { ROOT: '/' }, scope, rules, { actor: operator, events: bus }));
@@ -165,6 +166,18 @@ test('the final document: short and long syntax, driver_opts binds, env_file, se
     assert.equal(e.params.reason, 'not_allowed', text);
     assert.equal(e.params.confirm, undefined, 'an operator gets no way to confirm');
   }
+  // Another app's named volume, external or named explicitly, is that app's data.
+  for (const text of [
+    `${compose('    volumes: [d:/d]')}\nvolumes:\n  d: { external: true, name: shop_db }\n`,
+    `${compose('    volumes: [shop:/d]')}\nvolumes:\n  shop: { external: true }\n`,
+    `${compose('    volumes: [d:/d]')}\nvolumes:\n  d: { name: shop_db }\n`,
+  ]) {
+    const e = refusal(() => enforceCompose(text, {}, scope, rules, { actor: admin, confirm: ['shop_db', 'shop'], events: bus }));
+    assert.equal(e.params.reason, 'other_app', text);
+    assert.equal(e.params.app, 'shop', text);
+  }
+  enforceCompose(`${compose('    volumes: [d:/d]')}\nvolumes:\n  d: { name: blog_db }\n`, {}, scope, rules, { actor: operator, events: bus });
+  enforceCompose(compose('    volumes_from: [db]'), {}, scope, rules, { actor: operator, events: bus });
   // Allowed: own data folder through a variable, named volumes, the app's own folder, a network share.
   const fine = `${compose(`    volumes: ["\${DATA}/db:/db", "cache:/cache", "./conf:/conf"]\n    env_file: .env`)}\nvolumes:\n  cache: {}\n  share:\n    driver_opts: { type: nfs, o: "addr=10.0.0.2", device: ":/export" }\n`;
   enforceCompose(fine, { DATA: join(rules.dataDir, 'blog') }, scope, rules, { actor: operator, events: bus });

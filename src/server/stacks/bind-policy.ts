@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { isSafeName } from '../../shared/names.ts';
 import { isInside, joinPath, normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
@@ -146,8 +146,25 @@ export function pathFieldOf(template: TemplateFileT, values: Record<string, Fiel
   return (s) => fields.find((f) => s.path.startsWith('/') && isInside(normalisePath(s.path), f.v))?.id ?? null;
 }
 
-export const judge = (s: Pick<HostSource, 'path' | 'kind'>, scope: BindScope, rules: BindRules): Judgement =>
-  s.kind === 'device' ? judgeDevice(s.path, scope, rules) : judgePath(s.path, scope, rules);
+/** A named volume whose name is another installed app's (`<app>` or `<app>_…`) is that app's data. */
+export function judgeVolume(name: string, scope: BindScope, rules: BindRules): Judgement {
+  let apps: string[];
+  try {
+    apps = readdirSync(rules.libraryDir).filter((a) => isSafeName(a) && a !== scope.app);
+  } catch {
+    apps = [];
+  }
+  const mine = name === scope.app || name.startsWith(`${scope.app}_`);
+  const other = mine ? null : (apps.find((a) => name === a || name.startsWith(`${a}_`)) ?? null);
+  return other ? { ok: false, path: name, otherApp: other } : { ok: true, path: name };
+}
+
+export function judge(s: Pick<HostSource, 'path' | 'kind'>, scope: BindScope, rules: BindRules): Judgement {
+  if (s.kind === 'device') return judgeDevice(s.path, scope, rules);
+  if (s.kind === 'volume') return judgeVolume(s.path, scope, rules);
+  if (s.kind === 'container') return { ok: false, path: s.path, otherApp: null };
+  return judgePath(s.path, scope, rules);
+}
 
 export interface Enforcement {
   actor: Actor;
@@ -177,7 +194,8 @@ export function enforceSources(sources: HostSource[], scope: BindScope, rules: B
   const other = refused.find((r) => r.j.otherApp !== null);
   if (other?.j.otherApp) {
     const app = other.j.otherApp;
-    throw new AppError('forbidden_path', `'${other.j.path}' lies in the data folder of the app '${app}': an app may use only its own data folder (${own})`, {
+    const what = other.s.kind === 'volume' ? `is a volume of the app '${app}'` : `lies in the data folder of the app '${app}'`;
+    throw new AppError('forbidden_path', `'${other.j.path}' ${what}: an app may use only its own data folder (${own}) and volumes`, {
       params: { path: other.j.path, reason: 'other_app', app, own },
       fields: fieldsOf([other]),
     });

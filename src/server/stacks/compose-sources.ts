@@ -6,7 +6,8 @@ export interface HostSource {
   where: string;
   /** The path as compose will see it: `${...}` interpolated with the app's `.env`, `$$` unescaped. */
   path: string;
-  kind: 'bind' | 'device';
+  /** `container`: `volumes_from` another container; `volume`: a named volume with a name of its own (explicit or external). */
+  kind: 'bind' | 'device' | 'container' | 'volume';
 }
 
 type Obj = Record<string, unknown>;
@@ -59,6 +60,11 @@ function serviceSources(svcName: string, svc: Obj, add: Add, env: Record<string,
   const context = typeof svc.build === 'string' ? svc.build : isObj(svc.build) ? svc.build.context : undefined;
   if (typeof context === 'string' && !/^[a-z]+:\/\/|^git@|\.git(#|$)/i.test(context)) add(`${at}.build.context`, context, 'bind');
   if (isObj(svc.extends) && typeof svc.extends.file === 'string') add(`${at}.extends.file`, svc.extends.file, 'bind');
+  // Another container's volumes (Kade's own, another app's); `service` or `service:ro` of the same app is fine.
+  const from = Array.isArray(svc.volumes_from) ? svc.volumes_from : [];
+  from.forEach((v, i) => {
+    if (typeof v === 'string' && interpolate(v, env).trim().startsWith('container:')) add(`${at}.volumes_from.${i}`, v, 'container');
+  });
 }
 
 /**
@@ -77,6 +83,8 @@ export function hostSources(text: string, env: Record<string, string>): HostSour
   for (const [name, svc] of Object.entries(services)) if (isObj(svc)) serviceSources(name, svc, add, env);
   const volumes = isObj(doc.volumes) ? doc.volumes : {};
   for (const [name, v] of Object.entries(volumes)) {
+    // A volume named on its own (or external) may be another app's: `<other app>_data`.
+    if (isObj(v) && (typeof v.name === 'string' || v.external)) add(`volumes.${name}`, typeof v.name === 'string' ? v.name : name, 'volume');
     const opts = isObj(v) && isObj(v.driver_opts) ? v.driver_opts : null;
     if (opts && opts.device !== undefined) {
       // A network file system (nfs, cifs) mounts a share, not a host folder; a `bind` option or any other type binds from the host.

@@ -98,7 +98,8 @@ function bindRules(t: TemplateFileT, compose: string, env: Record<string, string
     .filter((f) => f.type === 'path')
     .map((f) => mark(f.id));
   for (const s of hostSources(compose, env)) {
-    if (marks.some((m) => s.path.startsWith(m))) continue;
+    // A volume named on its own is judged at install (another app's name is refused there).
+    if (s.kind === 'volume' || marks.some((m) => s.path.startsWith(m))) continue;
     if (s.kind === 'device') {
       if (!OFFERED_DEVICE.test(normalisePath(s.path)))
         add({ level: 'error', rule: 'bind-source', message: `${s.where} gives the device '${s.path}'; use a path field or a serial or video device` });
