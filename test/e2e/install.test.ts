@@ -184,7 +184,7 @@ describe('install from the store', () => {
     await shoot(page, 'install-apps-logs');
   });
 
-  test('the server refuses a taken name, and the form says so on the first step', async () => {
+  test('a taken name is refused before submit, on the first step', async () => {
     await menu('Store').click();
     await page.getByRole('link', { name: 'Install Hello' }).click();
     // The form suggests a free name next to the installed one; typing the taken one warns at once.
@@ -193,12 +193,11 @@ describe('install from the store', () => {
     await visible(page.getByText(`An app named “${STACK}” is installed already; choose another name.`));
     await page.getByLabel('Message', { exact: true }).fill('second');
     await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByRole('button', { name: 'Install', exact: true }).click();
     await hasText(stepHeading(), 'Step 1 of 2: Name and settings');
     const name = page.getByLabel('Name of this installation');
     await hasAttr(name, 'aria-invalid', 'true');
     await isFocused(name);
-    await visible(page.locator('.field-error').filter({ hasText: `The name “${STACK}” is already in use.` }));
+    await visible(page.locator('.install-name .field-error').filter({ hasText: `An app named “${STACK}” is installed already; choose another name.` }));
     await shoot(page, 'install-name-taken');
   });
 
