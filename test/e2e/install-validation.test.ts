@@ -156,6 +156,7 @@ describe('the install form checks while typing', () => {
     await hasCount(page.locator('.install-name .field-error'), 0);
     await page.getByRole('button', { name: 'Next' }).click();
     await hasText(page.locator('.install-form h2'), 'Step 2 of 2: Review');
+    await visible(page.locator('.install-review dt', { hasText: 'Site of my-checks-3' }));
     const install = page.getByRole('button', { name: 'Install', exact: true });
     assert.equal(await install.isDisabled(), false);
     await page.getByRole('button', { name: 'Back' }).click();

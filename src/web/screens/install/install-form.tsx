@@ -269,7 +269,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
         )}
         {step?.kind === 'group' && !groupEnabled(step.group, values) && <p class="muted install-off">{t('install.group_off')}</p>}
         {step?.kind === 'review' && <PowersWarning repo={schema.repo} app={schema.app} values={requestValues(template, values)} />}
-        {step?.kind === 'review' && <ReviewStep name={name} steps={steps} values={values} onEdit={go} />}
+        {step?.kind === 'review' && <ReviewStep name={name} steps={steps} values={values} onEdit={go} fill={fill} />}
         {step?.kind === 'review' && liveNameProblem && (
           <p class="field-error install-blocked" id={`${id}-blocked`}>
             {isValidName(name) ? t('install.name_blocked', { name }) : t('install.name_blocked_invalid')}

@@ -17,7 +17,20 @@ function shown(f: TemplateFieldT, v: FieldValue | undefined): string {
 }
 
 /** Everything that will be installed, step by step, each with a way back to change it. */
-export function ReviewStep({ name, steps, values, onEdit }: { name: string; steps: Step[]; values: FormValues; onEdit: (key: string) => void }) {
+export function ReviewStep({
+  name,
+  steps,
+  values,
+  onEdit,
+  fill,
+}: {
+  name: string;
+  steps: Step[];
+  values: FormValues;
+  onEdit: (key: string) => void;
+  /** Fills {name} and the other placeholders of a label. */
+  fill: (text: string) => string;
+}) {
   return (
     <div class="install-review">
       <p class="muted">{t('install.review_intro')}</p>
@@ -54,7 +67,7 @@ export function ReviewStep({ name, steps, values, onEdit }: { name: string; step
               {on &&
                 s.fields.map((f) => (
                   <div key={f.id}>
-                    <dt>{textIn(f.label, getLang())}</dt>
+                    <dt>{fill(textIn(f.label, getLang()))}</dt>
                     <dd>{shown(f, values[f.id])}</dd>
                   </div>
                 ))}
