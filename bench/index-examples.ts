@@ -7,5 +7,5 @@ for (const run of ['first', 'second']) {
   const t0 = performance.now();
   const idx = indexRepo('examples', dir);
   const ms = performance.now() - t0;
-  process.stdout.write(`${run}: ${idx.apps.length} apps, ${idx.errors.length} broken, ${ms.toFixed(1)} ms\n`);
+  process.stdout.write(`${run}: ${idx.apps.length} apps, ${idx.skipped.length} skipped, ${ms.toFixed(1)} ms\n`);
 }
