@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { SECRET_KEYS } from '../shared/settings-keys.ts';
 import { createAuditRepo } from './audit/audit.repo.ts';
 import { createAuditService } from './audit/audit.service.ts';
 import { createAuditSubscriber } from './audit/audit.subscriber.ts';
@@ -15,6 +16,8 @@ import { detectOwnContainerId } from './containers/own-container.ts';
 import { createEventBus, type EventBus } from './core/events.ts';
 import type { Logger } from './core/logger.ts';
 import { openDb } from './db/db.ts';
+import { sealStoredSecrets } from './db/seal-stored.ts';
+import { openSecretBox } from './db/secret-box.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
 import { createHostService } from './host/host.service.ts';
@@ -51,6 +54,10 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   prepareDirs(config);
   const clock = () => new Date();
   const db = openDb(join(config.stateDir, 'kade.db'));
+  // Secrets in the database are sealed with a key in its own 0600 file; plain ones an older version wrote are sealed now.
+  const box = openSecretBox(config.stateDir);
+  const sealed = sealStoredSecrets(db, box, SECRET_KEYS);
+  if (sealed > 0) logger.info({ sealed }, 'secrets stored in plain text by an older version are now encrypted');
   const events = createEventBus(logger);
   const auditRepo = createAuditRepo(db);
   createAuditSubscriber(auditRepo, events, clock);
@@ -62,13 +69,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // Stored settings win over the boot config: the folders when Kade starts, the time zone and auto-sync as they are now.
   // Single sign-on from the SVC_AUTH_PROXY_* environment (or a row an older version stored), shown read-only in the settings.
   const sso = createSsoConfigReader(db, logger, config.proxy);
-  const settings = createSettingsModule({ db, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
+  const settings = createSettingsModule({ db, box, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
   const paths = settings.pathsInUse();
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
-  const { auth, users } = createAuthModule({ db, events, clock, ssoConfig: sso.read });
+  const { auth, users } = createAuthModule({ db, box, events, clock, ssoConfig: sso.read });
   const catalogue = createCatalogueService({
-    repos: createReposRepo(db),
+    repos: createReposRepo(db, box),
     git,
     jobs,
     events,
@@ -101,6 +108,9 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
     updateState: stackUpdates.state,
   });
+  // Before any request: jobs a crash cut off are resolved (a reconfigure rolled back, `up -d`) while holding their app's slot.
+  const interrupted = stacks.recoverInterrupted();
+  if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
   const updates = createUpdatesService({
     stackUpdates,
     project: stacks.project,
@@ -132,13 +142,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       webDir: config.webDir,
       prefill: { dataDir: paths.DATA_DIR, uid: config.uid, gid: config.gid },
       ...(opts.peerAddress ? { peerAddress: opts.peerAddress } : {}),
+      proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
+      hosts: { bind: config.bind, allowed: config.allowedHosts },
     },
   );
   return {
     app,
     events,
-      proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
-      hosts: { bind: config.bind, allowed: config.allowedHosts },
     async close() {
       stackUpdates.stop();
       await jobs.idle();

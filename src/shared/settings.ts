@@ -28,6 +28,9 @@ export const AuthSettings = z.object({
   trusted_proxies: z.array(z.string()),
 });
 export type AuthSettingsT = z.infer<typeof AuthSettings>;
+/** Where the active AUTH comes from: the SVC_AUTH_PROXY_* environment variables, a row stored by an older version, or nowhere (off). */
+export const AuthSource = z.enum(['environment', 'settings', 'none']);
+export type AuthSourceT = z.infer<typeof AuthSource>;
 /** What AUTH reads as while nothing is stored under the key. */
 export const AUTH_DEFAULT: AuthSettingsT = { proxy_role: 'viewer', proxy_header: '', trusted_proxies: [] };
 
@@ -91,6 +94,7 @@ export const Settings = z.object({
   NOTIFY_EMAIL_PASSWORD: SecretState,
   REGISTRY_TOKEN: SecretState,
   AUTH: AuthSettings,
+  AUTH_SOURCE: AuthSource,
   paths_in_use: PathsInUse,
 });
 export type SettingsT = z.infer<typeof Settings>;
@@ -115,6 +119,7 @@ export const SettingsUpdate = z
     REGISTRY_TOKEN: SecretInput,
     UPDATE_INCLUDE_PRERELEASE: z.boolean(),
     AUTH: z.unknown(),
+    AUTH_SOURCE: z.unknown(),
     paths_in_use: z.unknown(),
   })
   .partial()

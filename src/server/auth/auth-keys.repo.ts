@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 
 /** Named server secrets, created at random on first use and kept in the database so they survive a restart. */
-export function createAuthKeysRepo(db: Db) {
+export function createAuthKeysRepo(db: Db, box: SecretBox | null = null) {
   const insert = db.prepare('INSERT OR IGNORE INTO auth_keys (name, value) VALUES (?, ?)');
   const get = db.prepare<[string], { value: string }>('SELECT value FROM auth_keys WHERE name = ?');
   const cache = new Map<string, Buffer>();
@@ -11,8 +12,10 @@ export function createAuthKeysRepo(db: Db) {
       const known = cache.get(name);
       if (known) return known;
       // INSERT OR IGNORE, then read back: two processes starting at once end up with the same key.
-      insert.run(name, randomBytes(32).toString('base64'));
-      const value = Buffer.from(get.get(name)?.value ?? '', 'base64');
+      const fresh = randomBytes(32).toString('base64');
+      insert.run(name, box ? box.seal(fresh) : fresh);
+      const stored = get.get(name)?.value ?? '';
+      const value = Buffer.from((box ? box.open(stored) : stored) ?? '', 'base64');
       if (value.length < 32) throw new Error(`auth key '${name}' is missing or too short`);
       cache.set(name, value);
       return value;

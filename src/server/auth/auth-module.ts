@@ -1,5 +1,6 @@
 import type { EventBus } from '../core/events.ts';
 import type { Db } from '../db/db.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 import { createAuthService } from './auth.service.ts';
 import { createAuthKeysRepo } from './auth-keys.repo.ts';
 import { createLoginBackoff } from './login-backoff.ts';
@@ -14,11 +15,11 @@ import { createUsersService } from './users.service.ts';
  * Builds the auth domain: repositories, the login back-off (per account and address), the
  * password-change limiter (per account), single sign-on, and the two services the routes call.
  */
-export function createAuthModule(deps: { db: Db; events: EventBus; clock: () => Date; ssoConfig: () => SsoConfig | null }) {
+export function createAuthModule(deps: { db: Db; box?: SecretBox; events: EventBus; clock: () => Date; ssoConfig: () => SsoConfig | null }) {
   const { db, events, clock } = deps;
   const users = createUsersRepo(db);
   const sessions = createSessionsRepo(db);
-  const keys = createAuthKeysRepo(db);
+  const keys = createAuthKeysRepo(db, deps.box ?? null);
   const limiter = createDefaultLimiter();
   const sso = createSsoResolver({ config: deps.ssoConfig, users, csrfKey: () => keys.key('sso_csrf') });
   return {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.ts';
+import type { SecretBox } from '../db/secret-box.ts';
 
 export interface RepoRecord {
   id: string;
@@ -48,7 +49,10 @@ const toRecord = (r: Row): RepoRecord => ({
   lastError: r.last_error,
 });
 
-export function createReposRepo(db: Db) {
+/** Repo tokens are sealed with `box` in the database (a copied database alone reveals none). */
+export function createReposRepo(db: Db, box: SecretBox | null = null) {
+  const seal = <T extends { token: string | null }>(r: T): T => (box && r.token ? { ...r, token: box.seal(r.token) } : r);
+  const open = (r: Row): RepoRecord => toRecord(box && r.token ? { ...r, token: box.open(r.token) } : r);
   const all = db.prepare<[], Row>('SELECT * FROM repos ORDER BY created_at, id');
   const one = db.prepare<[string], Row>('SELECT * FROM repos WHERE id = ?');
   const insert = db.prepare(
@@ -61,13 +65,13 @@ export function createReposRepo(db: Db) {
   const failed = db.prepare('UPDATE repos SET last_error = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM repos WHERE id = ?');
   return {
-    list: (): RepoRecord[] => all.all().map(toRecord),
+    list: (): RepoRecord[] => all.all().map(open),
     get: (id: string): RepoRecord | null => {
       const r = one.get(id);
-      return r ? toRecord(r) : null;
+      return r ? open(r) : null;
     },
-    insert: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit' | 'createdAt'>) => void insert.run(r),
-    update: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit'>) => void update.run(r),
+    insert: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit' | 'createdAt'>) => void insert.run(seal(r)),
+    update: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit'>) => void update.run(seal(r)),
     synced: (id: string, at: string, commit: string, date: string, version: string | null) => void synced.run(at, commit, date, version, id),
     failed: (id: string, error: string) => void failed.run(error, id),
     delete: (id: string): number => del.run(id).changes,

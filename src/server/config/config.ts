@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
@@ -150,6 +150,17 @@ export function prepareDirs(config: Config): void {
       accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
     } catch (cause) {
       throw new AppError('validation', `${name} (${dir}) cannot be created or is not writable; set ${name} to a writable directory`, {
+        params: { name, path: dir },
+        cause,
+      });
+    }
+  }
+  // Kade's own state (database, key file, git caches, job logs) is for Kade's user only.
+  for (const [name, dir] of [['SVC_DATA', config.stateDir] as const, ['SVC_JOBS', config.jobsDir] as const]) {
+    try {
+      chmodSync(dir, 0o700);
+    } catch (cause) {
+      throw new AppError('validation', `${name} (${dir}) must be private to Kade (mode 0700) but its mode cannot be changed; make Kade's user its owner`, {
         params: { name, path: dir },
         cause,
       });

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { ApiClient } from '../../../test/helpers/client.ts';
 import { isProblem } from '../../../test/helpers/problem.ts';
 import { useSettingsServer } from '../../../test/helpers/settings-server.ts';
+import { openSecretBox } from '../db/secret-box.ts';
 
 const PASSWORD = 'correct-horse-battery';
 const suite = useSettingsServer();
@@ -77,7 +78,7 @@ describe('PUT /api/settings', () => {
     });
     const put = await suite.admin.put('/api/settings', { REGISTRY_TOKEN: secrets.REGISTRY_TOKEN, REGISTRY_URL: 'ghcr.io', REGISTRY_USER: 'someone' });
     assert.equal(put.status, 200, JSON.stringify(put.body));
-    const stored = () =>
+    const rawStored = () =>
       suite.withDb((db) =>
         Object.fromEntries(
           db
@@ -86,6 +87,9 @@ describe('PUT /api/settings', () => {
             .map((r: any) => [r.key, JSON.parse(r.value)]),
         ),
       );
+    // Secrets are sealed with the key file beside the database; opened here as Kade opens them.
+    const box = openSecretBox(suite.server.stateDir);
+    const stored = () => Object.fromEntries(Object.entries(rawStored()).map(([k, v]) => [k, typeof v === 'string' ? box.open(v) : v]));
     const raw = async () => {
       const res = await fetch(`${suite.server.url}/api/settings`, { headers: { cookie: suite.admin.cookie } });
       return res.text();
@@ -107,6 +111,7 @@ describe('PUT /api/settings', () => {
 
     await suite.admin.put('/api/settings', { REGISTRY_TOKEN: 'ghp-REGISTRY-two' });
     assert.equal(stored().REGISTRY_TOKEN, 'ghp-REGISTRY-two');
+    assert.ok(String(rawStored().REGISTRY_TOKEN).startsWith('enc:v1:'), 'the database holds the token sealed, not in plain text');
     const cleared = await suite.admin.put('/api/settings', { NOTIFY_EMAIL_PASSWORD: { set: false } });
     assert.deepEqual(cleared.body.NOTIFY_EMAIL_PASSWORD, { set: false });
     assert.ok(!('NOTIFY_EMAIL_PASSWORD' in stored()));

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
-import type { AuthSettingsT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
+import type { AuthSettingsT, AuthSourceT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
 import type { ALLOW_PRIVILEGED_VALUES, PathKey, SecretKey } from '../../shared/settings-keys.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
@@ -25,6 +25,8 @@ export interface SettingsDeps {
   bootPaths: Record<PathKey, string>;
   /** SVC_DATA: never an allowed host folder (ALLOWED_HOST_DIRS). */
   stateDir: string;
+  /** The sign-on config in effect (from the environment); shown read-only in place of the stored AUTH. */
+  activeAuth?: () => { auth: AuthSettingsT; source: AuthSourceT };
 }
 
 /**
@@ -52,7 +54,11 @@ function resolvePathsInUse(state: SettingsState, d: SettingsDeps): Readonly<Reco
 /** Settings editable in the interface, stored as JSON in the settings table; secrets are write-only. */
 export function createSettingsService(d: SettingsDeps) {
   const { repo, events, defaults, rules } = d;
-  const state = () => loadState(repo, defaults);
+  const state = (): SettingsState => {
+    const s = loadState(repo, defaults);
+    const active = d.activeAuth?.();
+    return active ? { ...s, auth: active.auth, authSource: active.source } : s;
+  };
   const pathsInUse = resolvePathsInUse(state(), d);
 
   /** Refuses the first folder Kade cannot reach (all of them in `fields`), then creates the new ones. */
@@ -139,7 +145,6 @@ export function createSettingsService(d: SettingsDeps) {
 
     /** ALLOWED_HOST_DIRS as stored now: host folders apps may bind besides their own data folder. */
     allowedHostDirs: (): readonly string[] => state().plain.ALLOWED_HOST_DIRS,
-
 
     wizardDone: (): boolean => state().plain.WIZARD_DONE,
     /** Set by the wizard service, which emits its own event. */

@@ -1,5 +1,5 @@
 import { joinPath } from '../../shared/paths.ts';
-import { type AuthSettingsT, readAuthBlock, Settings, type SettingsT } from '../../shared/settings.ts';
+import { type AuthSettingsT, type AuthSourceT, readAuthBlock, Settings, type SettingsT } from '../../shared/settings.ts';
 import { canonicalTimezone, DERIVED_FOLDERS, type DerivedPathKey, NUMBER_KEYS, type PathKey, SECRET_KEYS, type SecretKey } from '../../shared/settings-keys.ts';
 import type { SettingsRepo } from './settings.repo.ts';
 
@@ -43,6 +43,8 @@ export interface SettingsState {
   plain: PlainValues;
   secrets: Record<SecretKey, string | null>;
   auth: AuthSettingsT;
+  /** Where the active AUTH comes from: the SVC_AUTH_PROXY_* environment, a stored row of an older version, or nowhere. */
+  authSource?: AuthSourceT;
 }
 
 function plainDefaults(d: SettingsDefaults): PlainValues {
@@ -127,6 +129,7 @@ export function presentState(s: SettingsState, pathsInUse: Record<PathKey, strin
     NOTIFY_EMAIL_PASSWORD: { set: s.secrets.NOTIFY_EMAIL_PASSWORD !== null },
     REGISTRY_TOKEN: { set: s.secrets.REGISTRY_TOKEN !== null },
     AUTH: s.auth,
+    AUTH_SOURCE: s.authSource ?? (s.auth.proxy_header ? 'settings' : 'none'),
     paths_in_use: { ...pathsInUse },
   };
 }

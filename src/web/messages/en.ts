@@ -129,7 +129,8 @@ export const en = {
   'error.slot_busy': '{stack} is busy with another job. Wait until it is done.',
   'error.name_taken': 'The name “{name}” is already in use.',
   'error.setup_done': 'An account exists already. Log in instead.',
-  'error.host_not_allowed': 'Until the first account exists, Kade answers only to this machine\'s own addresses. Open it by its IP address, or add the name {host} to SVC_ALLOWED_HOSTS and restart Kade.',
+  'error.host_not_allowed':
+    "Until the first account exists, Kade answers only to this machine's own addresses. Open it by its IP address, or add the name {host} to SVC_ALLOWED_HOSTS and restart Kade.",
   'error.last_admin': 'This is the last administrator; there must always be one.',
   'error.payload_too_large': 'What you sent is too large.',
   'error.rate_limited': 'Too many attempts. Try again in {retry_after} seconds.',

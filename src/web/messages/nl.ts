@@ -127,7 +127,8 @@ export const nl: Record<MessageKey, string> = {
   'error.slot_busy': '{stack} is bezig met een andere taak. Wacht tot die klaar is.',
   'error.name_taken': 'De naam “{name}” is al in gebruik.',
   'error.setup_done': 'Er bestaat al een account. Log in.',
-  'error.host_not_allowed': 'Zolang er nog geen account is, antwoordt Kade alleen op de eigen adressen van deze machine. Open Kade via het IP-adres, of zet de naam {host} in SVC_ALLOWED_HOSTS en start Kade opnieuw.',
+  'error.host_not_allowed':
+    'Zolang er nog geen account is, antwoordt Kade alleen op de eigen adressen van deze machine. Open Kade via het IP-adres, of zet de naam {host} in SVC_ALLOWED_HOSTS en start Kade opnieuw.',
   'error.last_admin': 'Dit is de laatste beheerder; er moet er altijd één zijn.',
   'error.payload_too_large': 'Wat je verstuurde is te groot.',
   'error.rate_limited': 'Te veel pogingen. Probeer het over {retry_after} seconden opnieuw.',
