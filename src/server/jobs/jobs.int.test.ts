@@ -91,7 +91,7 @@ test('a job cut off by a restart reads back as interrupted, with its log', async
   await new Promise((r) => setTimeout(r, 10));
   a.db.close();
   const b = setup(a.dir);
-  assert.equal(b.jobs.recover(), 1);
+  assert.equal(b.jobs.recover().length, 1);
   const after = b.jobs.get(j.id);
   assert.equal(after.state, 'interrupted');
   assert.ok(after.ended_at);
@@ -106,6 +106,98 @@ test('unknown or malformed job ids are not found', () => {
   const { jobs, dir, db } = setup();
   assert.throws(() => jobs.get('../../etc/passwd'), { code: 'not_found' });
   assert.throws(() => jobs.get('00000000-0000-0000-0000-000000000000'), { code: 'not_found' });
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a cut-off job with a resolver is resolved at the next start: its slot is held meanwhile, its detail read back, its message kept', async () => {
+  const a = setup();
+  const j = a.jobs.start({ kind: 'stack.reconfigure', stack: 'a', actor }, async (ctx) => {
+    ctx.record({ snapshot: 's1' });
+    ctx.record({ phase: 'files' });
+    ctx.log('writing');
+    await new Promise(() => undefined);
+  });
+  await new Promise((r) => setTimeout(r, 10));
+  a.db.close();
+  const b = setup(a.dir);
+  let seen: unknown = null;
+  let release: () => void = () => undefined;
+  const cut = b.jobs.recover({
+    'stack.reconfigure': async (job, detail, ctx) => {
+      seen = { id: job.id, detail };
+      ctx.log('rolling back');
+      await new Promise<void>((r) => (release = r));
+      return 'rolled back to the snapshot of then';
+    },
+  });
+  assert.deepEqual(
+    cut.map((x) => x.id),
+    [j.id],
+  );
+  assert.throws(() => b.jobs.start({ kind: 'stack.stop', stack: 'a', actor }, async () => undefined), { code: 'slot_busy' });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(seen, { id: j.id, detail: { snapshot: 's1', phase: 'files' } });
+  assert.equal(b.jobs.get(j.id).state, 'running');
+  release();
+  await b.jobs.idle();
+  const after = b.jobs.get(j.id);
+  assert.equal(after.state, 'interrupted');
+  assert.equal(after.error, 'rolled back to the snapshot of then');
+  assert.deepEqual(b.jobs.readLog(j.id, 0).lines, [
+    'writing',
+    'Kade restarted while this job was running: resolving it',
+    'rolling back',
+    'interrupted: rolled back to the snapshot of then',
+  ]);
+  assert.equal(b.jobs.busy('a'), false);
+  b.db.close();
+  rmSync(a.dir, { recursive: true, force: true });
+});
+
+test('a resolver that fails still ends the job interrupted, saying so, and frees the slot', async () => {
+  const a = setup();
+  const j = a.jobs.start({ kind: 'stack.reconfigure', stack: 'a', actor }, () => new Promise(() => undefined));
+  await new Promise((r) => setTimeout(r, 10));
+  a.db.close();
+  const b = setup(a.dir);
+  b.jobs.recover({
+    'stack.reconfigure': async () => {
+      throw new Error('engine gone');
+    },
+  });
+  await b.jobs.idle();
+  assert.equal(b.jobs.get(j.id).state, 'interrupted');
+  assert.equal(b.jobs.get(j.id).error, 'interrupted by a restart of Kade; resolving it failed: engine gone');
+  assert.equal(b.jobs.busy('a'), false);
+  b.db.close();
+  rmSync(a.dir, { recursive: true, force: true });
+});
+
+test('runNow records a file-only change as a job, refuses a busy app and fails the job with the error', async () => {
+  const { jobs, dir, db } = setup();
+  const ok = jobs.runNow({ kind: 'stack.snapshot_restore', stack: 'a', actor }, (ctx) => {
+    ctx.log('restoring');
+    return 42;
+  });
+  assert.equal(ok.result, 42);
+  assert.equal(jobs.get(ok.job).state, 'succeeded');
+  assert.deepEqual(jobs.readLog(ok.job, 0).lines, ['restoring', 'done']);
+  assert.throws(
+    () =>
+      jobs.runNow({ kind: 'stack.snapshot_restore', stack: 'a', actor }, () => {
+        throw new Error('no space');
+      }),
+    /no space/,
+  );
+  const failed = jobs.list().find((x) => x.state === 'failed');
+  assert.equal(failed?.error, 'no space');
+  let release: () => void = () => undefined;
+  jobs.start({ kind: 'stack.start', stack: 'a', actor }, () => new Promise<void>((r) => (release = r)));
+  assert.throws(() => jobs.runNow({ kind: 'stack.snapshot_restore', stack: 'a', actor }, () => 1), { code: 'slot_busy' });
+  await new Promise((r) => setTimeout(r, 10));
+  release();
+  await jobs.idle();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -4,7 +4,7 @@ import type { JobT } from '../../shared/api.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
-import type { JobLogStore } from './job-log.ts';
+import type { JobDetail, JobLogStore } from './job-log.ts';
 import type { JobsRepo } from './jobs.repo.ts';
 
 export interface JobContext {
@@ -14,6 +14,11 @@ export interface JobContext {
   progress(p: number): void;
   /** Values that must never appear in this job's log. */
   mask(secret: string): void;
+  /**
+   * Merges `detail` into what the job records about itself, durably, before the step that needs it:
+   * after a crash the recovery reads it (e.g. which snapshot to roll back to).
+   */
+  record(detail: JobDetail): void;
 }
 
 export interface JobSpec {
@@ -22,11 +27,19 @@ export interface JobSpec {
   actor: Actor | null;
 }
 
+/**
+ * Resolves a job a crash cut off, at the next start: undoes (or completes) its work so files and the
+ * running app agree, and returns what it did: the interrupted job's closing message.
+ */
+export type Resolver = (job: JobT, detail: JobDetail, ctx: JobContext) => Promise<string>;
+
 const JOB_ID = /^[0-9a-f-]{36}$/;
+const INTERRUPTED = 'interrupted by a restart of Kade';
 
 /**
  * Long operations run here: one per stack at a time (the slot), a progress value, a log persisted
- * under SVC_JOBS. A crash releases the slot and fails the job; a restart marks unfinished jobs interrupted.
+ * under SVC_JOBS. A crash releases the slot and fails the job; at the next start, unfinished jobs are
+ * resolved by their kind's resolver (holding the app's slot meanwhile) and end `interrupted`.
  */
 export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; events: EventBus; logger: Logger; clock: () => Date }) {
   const { repo, logs, events, logger, clock } = deps;
@@ -34,33 +47,27 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   const running = new Set<Promise<void>>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
-
   const now = () => clock().toISOString();
 
-  function recover(): number {
-    const cut = repo.unfinished();
-    for (const j of cut) {
-      logs.append(j.id, [`interrupted: Kade restarted while this job was ${j.state}`]);
-      repo.finish(j.id, 'interrupted', now(), 'interrupted by a restart of Kade');
-    }
-    return cut.length;
+  function busyError(stack: string): AppError {
+    return new AppError('slot_busy', `app '${stack}' is busy with another job`, { params: { stack, job: slots.get(stack) ?? '' } });
   }
 
-  function start(spec: JobSpec, work: (ctx: JobContext) => Promise<void>): JobT {
-    if (spec.stack !== null && slots.has(spec.stack)) {
-      throw new AppError('slot_busy', `app '${spec.stack}' is busy with another job`, { params: { stack: spec.stack, job: slots.get(spec.stack) ?? '' } });
-    }
-    const id = randomUUID();
-    if (spec.stack !== null) slots.set(spec.stack, id);
-    repo.insert({ id, kind: spec.kind, stack: spec.stack, state: 'running', startedAt: now(), user: spec.actor?.user ?? null, ip: spec.actor?.ip ?? null });
+  function contextOf(id: string): { ctx: JobContext; masks: string[] } {
     const masks: string[] = [];
+    let detail: JobDetail | null = null;
     const ctx: JobContext = {
       id,
       log(text) {
         let t = text;
         for (const m of masks) t = t.split(m).join('***');
         const lines = t.replace(/\r/g, '').replace(/\n$/, '').split('\n');
-        logs.append(id, lines);
+        try {
+          logs.append(id, lines);
+        } catch (err) {
+          // A full disk under SVC_JOBS must not turn the job's own outcome into a crash.
+          logger.warn({ err, job: id }, 'job log line lost');
+        }
         bus.emit(id);
       },
       progress(p) {
@@ -70,42 +77,115 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       mask(secret) {
         if (secret.length >= 3) masks.push(secret);
       },
+      record(more) {
+        detail = { ...(detail ?? logs.readDetail(id)), ...more };
+        logs.writeDetail(id, detail);
+      },
     };
-    const finish = (state: 'succeeded' | 'failed', error: string | null) => {
+    return { ctx, masks };
+  }
+
+  function close(id: string, spec: JobSpec, state: 'succeeded' | 'failed' | 'interrupted', error: string | null): void {
+    try {
       if (state === 'succeeded') repo.progress(id, 1);
       repo.finish(id, state, now(), error);
-      if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
-      bus.emit(id);
-      if (state === 'failed')
-        events.emit({
-          type: 'job.failed',
-          actor: spec.actor,
-          source: 'jobs',
-          target: spec.stack ?? spec.kind,
-          status: 'failed',
-          detail: { kind: spec.kind, job: id },
-        });
-    };
+    } catch (err) {
+      logger.error({ err, job: id }, 'job end not recorded');
+    }
+    if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
+    bus.emit(id);
+    if (state === 'failed')
+      events.emit({
+        type: 'job.failed',
+        actor: spec.actor,
+        source: 'jobs',
+        target: spec.stack ?? spec.kind,
+        status: 'failed',
+        detail: { kind: spec.kind, job: id },
+      });
+  }
+
+  /** The job's stored error is shown to every viewer of the job: masked like the log. */
+  const masked = (masks: string[], err: unknown) => masks.reduce((t, m) => t.split(m).join('***'), errorMessage(err));
+
+  function launch(id: string, spec: JobSpec, ctx: JobContext, masks: string[], work: () => Promise<string | null>): void {
     const p = (async () => {
       await Promise.resolve();
       try {
-        await work(ctx);
-        ctx.log('done');
-        finish('succeeded', null);
-      } catch (err) {
-        // The stored error is shown to every viewer of the job: masked like the log.
-        const msg = masks.reduce((t, m) => t.split(m).join('***'), errorMessage(err));
-        if (!(err instanceof AppError)) logger.error({ err, job: id }, 'job crashed');
-        try {
-          ctx.log(`failed: ${msg}`);
-        } finally {
-          finish('failed', msg);
+        const resolved = await work();
+        if (resolved === null) {
+          ctx.log('done');
+          close(id, spec, 'succeeded', null);
+        } else {
+          ctx.log(`interrupted: ${resolved}`);
+          close(id, spec, 'interrupted', resolved);
         }
+      } catch (err) {
+        const msg = masked(masks, err);
+        if (!(err instanceof AppError)) logger.error({ err, job: id }, 'job crashed');
+        ctx.log(`failed: ${msg}`);
+        close(id, spec, 'failed', msg);
       }
     })();
     running.add(p);
     void p.finally(() => running.delete(p));
+  }
+
+  function begin(spec: JobSpec): { id: string; ctx: JobContext; masks: string[] } {
+    if (spec.stack !== null && slots.has(spec.stack)) throw busyError(spec.stack);
+    const id = randomUUID();
+    if (spec.stack !== null) slots.set(spec.stack, id);
+    repo.insert({ id, kind: spec.kind, stack: spec.stack, state: 'running', startedAt: now(), user: spec.actor?.user ?? null, ip: spec.actor?.ip ?? null });
+    return { id, ...contextOf(id) };
+  }
+
+  function start(spec: JobSpec, work: (ctx: JobContext) => Promise<void>): JobT {
+    const { id, ctx, masks } = begin(spec);
+    launch(id, spec, ctx, masks, async () => {
+      await work(ctx);
+      return null;
+    });
     return repo.get(id) as JobT;
+  }
+
+  /** A short file-only change recorded as a job (log, slot, detail for the recovery) and run at once; its result or error is returned. */
+  function runNow<T>(spec: JobSpec, work: (ctx: JobContext) => T): { job: string; result: T } {
+    const { id, ctx, masks } = begin(spec);
+    try {
+      const result = work(ctx);
+      ctx.log('done');
+      close(id, spec, 'succeeded', null);
+      return { job: id, result };
+    } catch (err) {
+      ctx.log(`failed: ${masked(masks, err)}`);
+      close(id, spec, 'failed', masked(masks, err));
+      throw err;
+    }
+  }
+
+  /** At start: every job a crash left running is resolved by its kind's resolver (or just closed) and ends `interrupted`. */
+  function recover(resolvers: Readonly<Record<string, Resolver>> = {}): JobT[] {
+    const cut = repo.unfinished();
+    for (const j of cut) {
+      const resolve = resolvers[j.kind];
+      if (!resolve || j.stack === null || slots.has(j.stack)) {
+        logs.append(j.id, [`interrupted: Kade restarted while this job was ${j.state}`]);
+        repo.finish(j.id, 'interrupted', now(), INTERRUPTED);
+        continue;
+      }
+      logs.append(j.id, [`Kade restarted while this job was ${j.state}: resolving it`]);
+      slots.set(j.stack, j.id);
+      const spec = { kind: j.kind, stack: j.stack, actor: null };
+      const { ctx, masks } = contextOf(j.id);
+      launch(j.id, spec, ctx, masks, async () => {
+        try {
+          return await resolve(j, logs.readDetail(j.id), ctx);
+        } catch (err) {
+          return `${INTERRUPTED}; resolving it failed: ${masked(masks, err)}`;
+        }
+      });
+    }
+    return cut;
   }
 
   function get(id: string): JobT {
@@ -117,6 +197,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   return {
     recover,
     start,
+    runNow,
     get,
     list: (limit = 100) => repo.recent(limit),
     busy: (stack: string) => slots.has(stack),
@@ -128,8 +209,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     },
     /** Refuses with slot_busy while a job works on the app: a direct file change must not race it. */
     checkFree(stack: string): void {
-      const job = slots.get(stack);
-      if (job) throw new AppError('slot_busy', `app '${stack}' is busy with another job`, { params: { stack, job } });
+      if (slots.has(stack)) throw busyError(stack);
     },
     /** Calls back whenever the job logs, progresses or ends; returns the unsubscribe. */
     watch(id: string, fn: () => void): () => void {

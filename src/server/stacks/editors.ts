@@ -109,9 +109,14 @@ export function createEditors(c: StackContext) {
     const env = parseEnv(kept.env ?? readTextOrEmpty(loc.envPath));
     enforceComposePolicy(actor, compose, { env, allow: c.allowPrivileged() });
     enforceCompose(compose, env, { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
-    c.jobs.checkFree(name);
-    const before = c.snapshots.take(loc, 'restore');
-    c.snapshots.restore(loc, id);
+    // A job of its own (log, slot, the snapshot recorded before the first write), so a crash mid-restore is rolled back at the next start.
+    const { result: before } = c.jobs.runNow({ kind: 'stack.snapshot_restore', stack: name, actor }, (ctx) => {
+      const taken = c.snapshots.take(loc, 'restore');
+      ctx.record({ snapshot: taken.id, target: id });
+      ctx.log(`snapshot ${taken.id} taken of the files as they were; restoring snapshot ${id}`);
+      c.snapshots.restore(loc, id);
+      return taken;
+    });
     c.events.emit({ type: 'stack.snapshot_restored', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: id } });
     return { restored: id, snapshot: before.id };
   }

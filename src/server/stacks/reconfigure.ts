@@ -8,7 +8,8 @@ import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
-import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { failpoint } from '../core/failpoint.ts';
+import { writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { ComposeProject } from '../engine/compose.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
@@ -19,7 +20,7 @@ import { applyChoices, checkChoices } from './choices.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
 import type { HostSource } from './compose-sources.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
-import { mergeEnv, parseEnv } from './env-file.ts';
+import { type EnvDialect, mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
 import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from './stack-dir.ts';
@@ -62,7 +63,8 @@ interface Prepared {
   loc: StackLocation;
   project: ComposeProject;
   composeText: string;
-  envText: string;
+  /** The new `.env` text in the dialect of the compose variant that will read it. */
+  envText: (dialect: EnvDialect) => string;
   metaText: string;
   oldDoc: Doc;
   newDoc: Doc;
@@ -170,10 +172,13 @@ export function createReconfigure(c: StackContext) {
       source: { ...meta.source, repo: meta.source?.repo ?? '', app: meta.source?.app ?? '', commit: found.commit },
       services,
     };
-    const envText = mergeEnv(oldEnvText, render.env, new Set(Object.values(meta.secret_env)));
+    const managed = new Set(Object.values(meta.secret_env));
+    const envText = (dialect: EnvDialect) => mergeEnv(oldEnvText, render.env, managed, dialect);
+    // Kade's reader reads either dialect back to the same values.
+    const newEnv = parseEnv(envText('v2'));
     const composeText = stringifyCompose(doc);
     const byField = pathFieldOf(template, values);
-    enforceCompose(composeText, parseEnv(envText), { app: name, stackDir: loc.dir }, c.binds, {
+    enforceCompose(composeText, newEnv, { app: name, stackDir: loc.dir }, c.binds, {
       actor,
       confirm: req.confirm_outside_paths,
       events: c.events,
@@ -189,7 +194,7 @@ export function createReconfigure(c: StackContext) {
       oldDoc: readComposeDoc(loc.composeFile),
       newDoc: doc,
       oldEnv,
-      newEnv: parseEnv(envText),
+      newEnv,
       secrets: [...secretValues(template, values), ...oldSecrets],
     };
   }
@@ -211,14 +216,24 @@ export function createReconfigure(c: StackContext) {
     enforceComposePolicy(actor, p.composeText, { env: p.newEnv, allow: c.allowPrivileged() });
     return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
       for (const s of p.secrets) ctx.mask(s);
+      const dialect = await c.compose.variant();
       const snap = c.snapshots.take(p.loc, 'reconfigure');
       ctx.log(`snapshot ${snap.id} taken of ${snap.files.join(', ')}`);
+      // Recorded before the first write: after a crash the recovery rolls back to exactly this snapshot (recovery.ts).
+      ctx.record({ snapshot: snap.id, phase: 'files' });
+      failpoint('reconfigure.snapshot');
       let changed: { containers: Record<string, string>; changes: DbPasswordChange[] } | null = null;
       let restarted = false;
       try {
-        writeFileAtomic(p.project.file, p.composeText, 0o644);
-        writeFileAtomic(p.loc.envPath, p.envText, 0o600);
-        writeFileAtomic(p.loc.metaPath, p.metaText, 0o600);
+        // All three or none: a full disk fails while writing the temp files, before any file is replaced.
+        writeFilesAtomic(
+          [
+            { path: p.project.file, content: p.composeText, mode: 0o644 },
+            { path: p.loc.envPath, content: p.envText(dialect), mode: 0o600 },
+            { path: p.loc.metaPath, content: p.metaText, mode: 0o600 },
+          ],
+          { afterRename: () => failpoint('reconfigure.file') },
+        );
         ctx.log('wrote the re-rendered compose file, .env and metadata');
         ctx.progress(0.2);
         await c.compose.validate(p.project);
@@ -226,12 +241,15 @@ export function createReconfigure(c: StackContext) {
         ctx.progress(0.3);
         const changes = changedDatabasePasswords(p.oldDoc, p.newDoc, p.oldEnv, p.newEnv);
         if (changes.length > 0) {
+          ctx.record({ phase: 'passwords' });
           const containers = await runningContainers(p.project.name);
           await applyDatabasePasswordChanges(c.engine, containers, changes);
           changed = { containers, changes };
           for (const ch of changes) ctx.log(`changed the password of '${ch.user}' inside the running '${ch.secret.service}' database`);
         }
         ctx.progress(0.4);
+        if (changes.length > 0) ctx.record({ phase: 'up' });
+        failpoint('reconfigure.up');
         restarted = true;
         await c.up(p.project, ctx);
       } catch (err) {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { SnapshotT } from '../../shared/stack-config.ts';
 import { notFound } from '../core/errors.ts';
-import { writeFileAtomic } from '../core/fs-atomic.ts';
+import { failpoint } from '../core/failpoint.ts';
+import { type AtomicFile, writeFileAtomic, writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { StackLocation } from './stack-dir.ts';
 import { COMPOSE_NAMES } from './stack-files.ts';
 
@@ -76,7 +77,7 @@ export function createSnapshots(root: string, clock: () => Date) {
     const files = targets(loc).map((t) => {
       if (!existsSync(t.path)) return { ...t, mode: 0o600, present: false };
       const mode = statSync(t.path).mode & 0o777;
-      writeFileSync(join(dir, t.key), readFileSync(t.path), { mode: 0o600 });
+      writeFileAtomic(join(dir, t.key), readFileSync(t.path), 0o600);
       return { ...t, mode, present: true };
     });
     const record: SnapshotRecord = { id, stack: loc.name, created_at: now.toISOString(), reason, files };
@@ -85,20 +86,36 @@ export function createSnapshots(root: string, clock: () => Date) {
     return present(record);
   }
 
-  /** Puts the files back as they were, byte for byte and with their modes; a file that did not exist is removed. */
+  /**
+   * Puts the files back as they were, byte for byte and with their modes; a file that did not exist is
+   * removed. Files already equal are left alone (a full disk cannot stop a restore that changes nothing),
+   * and every changed file is written to a temp file before the first one is replaced.
+   */
   function restore(loc: StackLocation, id: string): void {
     const r = read(loc.name, id);
     if (!r) throw notFound('snapshot', id);
     const allowed = new Map(targets(loc).map((t) => [t.key, t.path]));
+    const writes: AtomicFile[] = [];
+    const removals: string[] = [];
     for (const f of r.files) {
       // Only the app's own three files, wherever the record says they were: a changed record cannot write elsewhere.
       const path = f.key === 'compose' ? (COMPOSE_NAMES.includes(basename(f.path)) ? join(loc.dir, basename(f.path)) : null) : allowed.get(f.key);
       if (!path) continue;
-      if (f.present) {
-        writeFileAtomic(path, readFileSync(join(dirOf(loc.name), id, f.key)), f.mode);
-        chmodSync(path, f.mode);
-      } else rmSync(path, { force: true });
+      if (!f.present) {
+        removals.push(path);
+        continue;
+      }
+      const content = readFileSync(join(dirOf(loc.name), id, f.key));
+      if (existsSync(path) && (statSync(path).mode & 0o777) === f.mode && readFileSync(path).equals(content)) continue;
+      writes.push({ path, content, mode: f.mode });
     }
+    writeFilesAtomic(writes, {
+      afterRename: (path) => {
+        chmodSync(path, writes.find((w) => w.path === path)?.mode ?? 0o600);
+        failpoint('snapshot.restore.file');
+      },
+    });
+    for (const path of removals) rmSync(path, { force: true });
   }
 
   const forget = (stack: string) => rmSync(dirOf(stack), { recursive: true, force: true });

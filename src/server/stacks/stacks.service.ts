@@ -6,6 +6,7 @@ import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
+import { failpoint } from '../core/failpoint.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -21,6 +22,7 @@ import { prepareInstall, writeStackDir } from './install.ts';
 import { groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
+import { createRecovery } from './recovery.ts';
 import { createSnapshots } from './snapshots.ts';
 import type { StackContext } from './stack-context.ts';
 import { checkName, createStackDirs, type StackLocation } from './stack-dir.ts';
@@ -128,8 +130,9 @@ export function createStacksService(d: StacksDeps) {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
       if (existsSync(dirOf(req.name))) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name } });
-      const dir = writeStackDir(d.libraryDir, prepared);
+      const dir = writeStackDir(d.libraryDir, prepared, await d.compose.variant());
       ctx.log(`wrote ${dir}`);
+      failpoint('install.folder');
       ctx.progress(0.2);
       const p = project(req.name);
       try {
@@ -156,7 +159,11 @@ export function createStacksService(d: StacksDeps) {
       const out = { onOutput: (t: string) => ctx.log(t) };
       if (op === 'start') await up(p, ctx);
       else if (op === 'stop') await d.compose.stop(p, out);
-      else {
+      else if ((await d.engine.listContainers({ project: p.name })).length === 0) {
+        // `compose restart` refuses an app whose containers do not exist (an install cut off before `up`): create them.
+        ctx.log('the app has no containers yet: creating them');
+        await up(p, ctx);
+      } else {
         await d.compose.restart(p, out);
         await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
       }
@@ -257,6 +264,7 @@ export function createStacksService(d: StacksDeps) {
   const editors = createEditors(context);
   const credentials = createCredentials(context, (name) => reconfigure.templateFields(dirs.locate(name)));
   const adopt = createAdopt(context);
+  const recovery = createRecovery(context);
 
   return {
     list,
@@ -275,6 +283,8 @@ export function createStacksService(d: StacksDeps) {
     adopt,
     ...editors,
     dirs,
+    /** At start: resolves the jobs a crash cut off (recovery.ts); returns how many there were. */
+    recoverInterrupted: recovery.recoverInterrupted,
   };
 }
 
