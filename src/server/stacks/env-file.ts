@@ -1,6 +1,54 @@
 import { AppError } from '../core/errors.ts';
+import type { ComposeVariant } from '../engine/compose.ts';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * How `.env` values are written so that the app receives exactly what the user typed. Both compose
+ * variants read double-quoted values with `\\`, `\"`, `\n` and `\r` escapes, but they part on `$`:
+ * compose v2 (compose-go) expands `$NAME` and `${NAME}` in double quotes and reads `\$` as a literal
+ * `$`; compose v1 (python-dotenv) knows no `\$`, leaves a bare `$` alone and expands every `${...}`,
+ * quoted or not. v1 has no escape for `${`, so it is written as a `${…:-$}` default that yields `$`
+ * followed by the literal `{`; and v1 reads `\\"` at the end of a value as an escaped quote, so a
+ * trailing backslash is written as a `${…:-\\}` default. Kade's own reader (parseEnv) reads both back.
+ */
+export type EnvDialect = ComposeVariant;
+
+/** A variable nobody sets: its default is the literal `$` compose v1 cannot otherwise be given before `{`. */
+const V1_DOLLAR = '${KADE_LITERAL:-$}';
+/** The same for a backslash right before the closing quote. */
+const V1_BACKSLASH = '${KADE_LITERAL:-\\\\}';
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' };
+
+/** One value as a double-quoted `.env` value for the given compose variant. */
+export function quoteEnvValue(value: string, dialect: EnvDialect): string {
+  const escaped = value.replace(/[\\"\n\r]/g, (ch) => ESCAPES[ch] ?? ch);
+  if (dialect === 'v2') return `"${escaped.replace(/\$/g, '\\$')}"`;
+  const v1 = escaped.replace(/\$\{/g, `${V1_DOLLAR}{`);
+  // The escaped text ends in `\\` exactly when the value ends in a backslash.
+  return `"${value.endsWith('\\') ? `${v1.slice(0, -2)}${V1_BACKSLASH}` : v1}"`;
+}
+
+const UNESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+
+/** The inverse of quoteEnvValue for either dialect: the text between the double quotes. */
+function unquoteDouble(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] as string;
+    if (ch === '\\' && i + 1 < body.length) {
+      const next = body[++i] as string;
+      out += UNESCAPE[next] ?? next;
+    } else if (body.startsWith(V1_DOLLAR, i) || body.startsWith(V1_BACKSLASH, i)) {
+      out += body.startsWith(V1_DOLLAR, i) ? '$' : '\\';
+      i += (body.startsWith(V1_DOLLAR, i) ? V1_DOLLAR : V1_BACKSLASH).length - 1;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 /** One meaningful line of a `.env` file; comments and blank lines are kept as `raw` only. */
 interface EnvLine {
@@ -11,7 +59,8 @@ interface EnvLine {
 
 function unquote(v: string): string {
   const t = v.trim();
-  if (t.length >= 2 && ((t.startsWith("'") && t.endsWith("'")) || (t.startsWith('"') && t.endsWith('"')))) return t.slice(1, -1);
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return unquoteDouble(t.slice(1, -1));
+  if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1);
   // An unquoted value ends at a ` #` comment, as compose reads it.
   const hash = t.search(/\s#/);
   return hash >= 0 ? t.slice(0, hash).trimEnd() : t;
@@ -52,12 +101,12 @@ export function checkEnvText(text: string): void {
 }
 
 /**
- * The `.env` after a render: Kade's own variables as KEY='value' lines, followed by the user's other
+ * The `.env` after a render: Kade's own variables as KEY="value" lines (quoteEnvValue), followed by the user's other
  * lines and comments (added with the editor) unchanged. `managed` names every key Kade wrote before, so a secret
  * that a template no longer has is dropped instead of kept as a stray line.
  */
-export function mergeEnv(oldText: string, env: Record<string, string>, managed: Set<string>): string {
-  const own = Object.entries(env).map(([k, v]) => `${k}='${v}'`);
+export function mergeEnv(oldText: string, env: Record<string, string>, managed: Set<string>, dialect: EnvDialect): string {
+  const own = Object.entries(env).map(([k, v]) => `${k}=${quoteEnvValue(v, dialect)}`);
   const kept = lines(oldText)
     .filter((l) => (l.key === null ? l.raw.trim().startsWith('#') : !managed.has(l.key) && !Object.hasOwn(env, l.key)))
     .map((l) => l.raw);

@@ -7,7 +7,8 @@ import { failpoint } from '../core/failpoint.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../templates/values.ts';
-import { COMPOSE_FILE, ENV_FILE, envText, META_FILE, type StackMetaT } from './stack-files.ts';
+import { type EnvDialect, mergeEnv } from './env-file.ts';
+import { COMPOSE_FILE, ENV_FILE, META_FILE, type StackMetaT } from './stack-files.ts';
 
 export interface PreparedInstall {
   name: string;
@@ -76,14 +77,14 @@ export const secretValues = (template: TemplateFileT, values: Record<string, Fie
     .filter((s) => s.length > 0);
 
 /** Writes the stack folder into a temp folder first and renames it into place: never half-written. */
-export function writeStackDir(libraryDir: string, p: PreparedInstall): string {
+export function writeStackDir(libraryDir: string, p: PreparedInstall, dialect: EnvDialect): string {
   const final = join(libraryDir, p.name);
   const tmp = join(libraryDir, `.tmp-${p.name}-${randomBytes(4).toString('hex')}`);
   mkdirSync(tmp, { mode: 0o755 });
   try {
     writeFileAtomic(join(tmp, COMPOSE_FILE), p.render.compose, 0o644);
     failpoint('install.temp');
-    writeFileAtomic(join(tmp, ENV_FILE), envText(p.render.env), 0o600);
+    writeFileAtomic(join(tmp, ENV_FILE), mergeEnv('', p.render.env, new Set(), dialect), 0o600);
     writeFileAtomic(join(tmp, META_FILE), `${JSON.stringify(p.meta, null, 2)}\n`, 0o600);
     if (existsSync(final)) throw new Error(`'${final}' appeared while installing`);
     renameSync(tmp, final);

@@ -92,14 +92,6 @@ export const isDirectory = (p: string): boolean => {
   }
 };
 
-/** `.env` text: one KEY='value' line per secret; values were checked to hold no quote or newline. */
-export function envText(env: Record<string, string>): string {
-  return Object.entries(env)
-    .map(([k, v]) => `${k}='${v}'`)
-    .join('\n')
-    .concat(Object.keys(env).length ? '\n' : '');
-}
-
 export type Values = Record<string, FieldValue>;
 
 /** A file's text, or '' when it does not exist (an app without `.env`). */

@@ -63,9 +63,6 @@ export function resolveValues(t: TemplateFileT, input: Record<string, FieldValue
       return;
     }
     out[f.id] = coerce(f, v as FieldValue);
-    if (f.secret && /['\n\r]/.test(String(out[f.id]))) {
-      throw new AppError('validation', `${f.id} may not contain a single quote or a line break`, { fields: [f.id] });
-    }
   };
   for (const f of t.fields) take(f, true);
   for (const g of t.groups) {
