@@ -57,6 +57,9 @@ export const Job = z.object({
   started_at: z.string(),
   ended_at: z.string().nullable(),
   error: z.string().nullable(),
+  /** Who started the job and the client address: answered to admins only. */
+  user: z.string().nullable().optional(),
+  ip: z.string().nullable().optional(),
 });
 export const JobAccepted = z.object({ job: Job });
 export const JobLog = z.object({ lines: z.array(z.string()), next_offset: z.number().int(), done: z.boolean() });

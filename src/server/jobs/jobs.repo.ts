@@ -12,9 +12,23 @@ interface Row {
   started_at: string;
   ended_at: string | null;
   error: string | null;
+  user_name: string | null;
+  ip: string | null;
 }
 
-const toJob = (r: Row): JobT => ({ ...r });
+/** Who started a job and from where are part of the record; the route shows them to admins only. */
+const toJob = (r: Row): JobT => ({
+  id: r.id,
+  kind: r.kind,
+  stack: r.stack,
+  state: r.state,
+  progress: r.progress,
+  started_at: r.started_at,
+  ended_at: r.ended_at,
+  error: r.error,
+  user: r.user_name,
+  ip: r.ip,
+});
 
 export function createJobsRepo(db: Db) {
   const insert = db.prepare('INSERT INTO jobs (id, kind, stack, state, progress, started_at, user_name, ip) VALUES (?, ?, ?, ?, 0, ?, ?, ?)');

@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { Job, JobLog } from '../../../shared/api.ts';
+import { Job, JobLog, type JobT } from '../../../shared/api.ts';
+import { roleAllows } from '../../../shared/roles.ts';
+import type { Actor } from '../../core/events.ts';
 import type { JobsService } from '../../jobs/jobs.service.ts';
-import type { AppEnv } from '../context.ts';
+import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
 
 const IdParam = z.object({ id: z.string().max(64) });
@@ -35,9 +37,21 @@ const log = defineRoute('viewer', {
   responses: { 200: json(JobLog), ...PROBLEMS },
 });
 
+/** Users and client addresses are personal data: only admins see who started a job and from where. */
+function present(actor: Actor, job: JobT): JobT {
+  if (roleAllows(actor.role, 'admin')) return job;
+  const { user: _user, ip: _ip, ...rest } = job;
+  return rest;
+}
+
 export function jobsRoutes(app: OpenAPIHono<AppEnv>, jobs: JobsService): void {
-  app.openapi(list, (c) => c.json(jobs.list(), 200));
-  app.openapi(one, (c) => c.json(jobs.get(c.req.valid('param').id), 200));
+  app.openapi(list, (c) =>
+    c.json(
+      jobs.list().map((j) => present(actorOf(c), j)),
+      200,
+    ),
+  );
+  app.openapi(one, (c) => c.json(present(actorOf(c), jobs.get(c.req.valid('param').id)), 200));
   app.openapi(log, (c) => {
     const { id } = c.req.valid('param');
     const { offset, follow } = c.req.valid('query');
