@@ -5,9 +5,12 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import { parseEnv } from '../stacks/env-file.ts';
 import { groupByApp, sharedListing, stackNames } from '../stacks/listing.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
+import { readTextOrEmpty } from '../stacks/stack-files.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
+import { MASK, maskDeep, secretList } from './mask-secrets.ts';
 import { isOwnId } from './own-container.ts';
 
 export interface ContainersDeps {
@@ -68,16 +71,37 @@ export function createContainersService(d: ContainersDeps) {
     return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The engine's inspect; environment values are shown to admins only, as they may hold secrets. */
+  /** The secret values of the app a container belongs to: the `.env` values its metadata maps from secret fields. */
+  function stackSecrets(info: Record<string, unknown>): string[] {
+    const labels = ((info.Config as { Labels?: Record<string, string> } | undefined)?.Labels ?? {}) as Record<string, string>;
+    const summary = { project: labels['com.docker.compose.project'] ?? null, workingDir: labels['com.docker.compose.project.working_dir'] ?? null };
+    const stack = [...groupByApp([{ ...summary, id: String(info.Id ?? '') } as ContainerSummary], d.dirs).keys()][0];
+    const loc = stack && stackNames(d.dirs.libraryDir).includes(stack) ? d.dirs.find(stack) : null;
+    if (!loc) return [];
+    const env = parseEnv(readTextOrEmpty(loc.envPath));
+    const keys = Object.values(d.dirs.meta(loc)?.secret_env ?? {});
+    return keys.map((k) => env[k]).filter((v): v is string => typeof v === 'string');
+  }
+
+  /**
+   * The engine's inspect. Environment values are shown to admins only, as they may hold secrets; for
+   * everyone else those values, and the app's secrets, are masked wherever they appear (command,
+   * labels, health check, arguments).
+   */
   async function inspect(actor: Actor, id: string): Promise<Record<string, unknown>> {
     requireRole(actor, 'viewer', 'inspecting a container');
     checkId(id);
     const info = await d.engine.inspectContainer(id);
     if (roleAllows(actor.role, 'admin')) return info;
     const config = info.Config as { Env?: unknown } | undefined;
-    if (!config || !Array.isArray(config.Env)) return info;
-    const env = config.Env.map((e) => (typeof e === 'string' ? `${e.split('=')[0]}=•••` : e));
-    return { ...info, Config: { ...config, Env: env } };
+    const envValues = Array.isArray(config?.Env)
+      ? config.Env.filter((e): e is string => typeof e === 'string' && e.includes('=')).map((e) => e.slice(e.indexOf('=') + 1))
+      : [];
+    const masked = maskDeep(info, secretList([...stackSecrets(info), ...envValues])) as Record<string, unknown>;
+    const maskedConfig = masked.Config as { Env?: unknown } | undefined;
+    if (!maskedConfig || !Array.isArray(maskedConfig.Env)) return masked;
+    const env = maskedConfig.Env.map((e) => (typeof e === 'string' ? `${e.split('=')[0]}=${MASK}` : e));
+    return { ...masked, Config: { ...maskedConfig, Env: env } };
   }
 
   /** Resolves a name or id to the container, refusing Kade's own one for anything but start. */

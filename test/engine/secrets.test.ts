@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { mergeEnv } from '../../src/server/stacks/env-file.ts';
+import { ApiClient } from '../helpers/client.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 import { HOSTILE_VALUES } from '../helpers/hostile-values.ts';
 
@@ -70,4 +71,34 @@ test('hostile secrets installed through the API reach the container byte for byt
   assert.equal(env.DATABASE_URL, `postgres://app:${password}@db:5432/app`);
   const config = await suite.api.get<{ values: Record<string, unknown> }>(`/api/stacks/${STACK}/config`);
   assert.equal(config.body.values.secret_key, key, 'the reconfigure form reads the secret back as typed');
+});
+
+test('viewers and operators never read a secret through container inspect: command, labels, health check and environment are masked', async () => {
+  const canary = 'CANARY-s3cret-value-42';
+  const r = await suite.api.post<{ job: { id: string } }>('/api/store/install', {
+    repo: 'secrets',
+    app: 'canary',
+    name: 'kadetest-canary',
+    values: { secret_key: canary },
+  });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const j = await suite.api.waitJob(r.body.job.id);
+  assert.equal(j.state, 'succeeded', j.log.join('\n'));
+  const id = (await execFileP('docker', ['ps', '-q', '--filter', 'label=com.docker.compose.project=kadetest-canary'])).stdout.trim();
+  const raw = (await execFileP('docker', ['inspect', id])).stdout;
+  assert.equal(raw.split(canary).length - 1 >= 4, true, 'the engine itself shows the secret in command, label, health check and environment');
+
+  const admin = await suite.api.get(`/api/containers/${id}`);
+  assert.ok(JSON.stringify(admin.body).includes(canary), 'admins see the inspect as it is');
+  for (const role of ['operator', 'viewer'] as const) {
+    assert.equal((await suite.api.post('/api/users', { name: `canary-${role}`, password: 'canary-password-1', role })).status, 201);
+    const client = new ApiClient(suite.kade.url);
+    await client.loginAs(`canary-${role}`, 'canary-password-1');
+    const seen = await client.get<{ Config: { Cmd: string[]; Labels: Record<string, string>; Healthcheck: { Test: string[] } } }>(`/api/containers/${id}`);
+    assert.equal(seen.status, 200);
+    assert.ok(!JSON.stringify(seen.body).includes(canary), `${role} reads the canary`);
+    assert.ok(!JSON.stringify(seen.body).includes('s3cret'), `${role} reads part of the canary`);
+    assert.equal(seen.body.Config.Labels['canary.key'], '•••');
+    assert.deepEqual(seen.body.Config.Cmd.at(-1), '--key=•••');
+  }
 });
