@@ -90,6 +90,8 @@ export const ImageTags = z.object({
 
 /** GET and PUT /api/stacks/{name}/env and /compose */
 export const FileContent = z.object({ content: z.string().max(512 * 1024) });
+/** GET of the `.env` text: secret values masked unless revealed, and which keys were masked. */
+export const EnvContent = FileContent.extend({ masked: z.array(z.string()) });
 /** PUT of the compose or `.env` text: an admin confirms host paths outside the app here. */
 export const FileSave = FileContent.extend({ confirm_outside_paths: ConfirmOutsidePaths });
 /** POST of a snapshot restore (body optional). */

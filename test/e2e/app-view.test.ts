@@ -189,8 +189,17 @@ describe('the view of one app, as an admin', () => {
     await visible(env.getByText(/on disk the file stays readable by Kade only/));
     const text = env.getByRole('textbox', { name: '.env file' });
     const envBefore = stackFile('.env');
-    await eventually(async () => assert.equal(await text.inputValue(), envBefore));
     assert.ok(envBefore.includes(SECRET));
+    // Secrets arrive masked; showing them is a click that the audit log records.
+    await eventually(async () => assert.match(await text.inputValue(), /=••••••••$/m));
+    assert.ok(!(await text.inputValue()).includes(SECRET), 'the secret is on screen before anyone asked');
+    await visible(env.getByText(/Hidden secret values/));
+    await shoot(page, 'app-view-env-masked');
+    const reveals = async () => (await api.get<{ total: number }>(`/api/audit?action=env_reveal&q=${STACK}`)).body.total;
+    const revealedBefore = await reveals();
+    await env.getByRole('button', { name: 'Show secrets' }).click();
+    await eventually(async () => assert.equal(await text.inputValue(), envBefore));
+    assert.equal(await reveals(), revealedBefore + 1);
     const lines = envBefore.replace(/\n$/, '').split('\n');
     await text.fill(`${envBefore}THIS LINE IS BROKEN\n`);
     await env.getByRole('button', { name: 'Save', exact: true }).click();
@@ -234,6 +243,8 @@ describe('the view of one app, as an admin', () => {
     const env = region(page, '.env-bestand');
     const text = env.getByRole('textbox', { name: '.env-bestand' });
     const envBefore = stackFile('.env');
+    await visible(env.getByText(/Verborgen geheime waarden/));
+    await visible(env.getByRole('button', { name: 'Geheimen tonen' }));
     await text.fill(`GEEN_GELIJKTEKEN\n${envBefore}`);
     await env.getByRole('button', { name: 'Opslaan', exact: true }).click();
     await hasText(env.getByRole('alert'), 'Niet opgeslagen. Regel 1 heeft geen “=”. Elke regel moet de vorm NAAM=waarde hebben.');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { parseEnv } from '../../src/server/stacks/env-file.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 
 // Reconfigure of an app with a real PostgreSQL (board) and a real MariaDB (mariaboard) on the engine.
@@ -19,13 +20,7 @@ const docker = async (args: string[]) => (await execFileP('docker', args, { time
 const stackDir = (name: string) => join(suite.kade.baseDir, 'stacks', name);
 /** The three files a rollback must bring back byte for byte. */
 const files = (name: string) => ['docker-compose.yml', '.env', '.svc.json'].map((f) => readFileSync(join(stackDir(name), f)));
-const envOf = (name: string) =>
-  Object.fromEntries(
-    readFileSync(join(stackDir(name), '.env'), 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^'|'$/g, '')]),
-  );
+const envOf = (name: string) => parseEnv(readFileSync(join(stackDir(name), '.env'), 'utf8'));
 
 async function containerOf(name: string, service: string): Promise<{ id: string; image: string; state: string }> {
   const r = await suite.api.get<{ containers: { id: string; service: string; image: string; state: string }[] }>(`/api/stacks/${name}`);
@@ -320,6 +315,35 @@ test('the .env editor: a line without = is refused naming it; a save keeps 0600,
   assert.match(readFileSync(envPath, 'utf8'), /EXTRA_SETTING=on/);
   const audit = await suite.api.get<{ entries: { target: string }[] }>('/api/audit?action=env_edit');
   assert.ok(audit.body.entries.some((e) => e.target === PG));
+});
+
+test('the .env editor shows secrets masked; a masked save keeps them; showing them in clear is audited', async () => {
+  const envPath = join(stackDir(PG), '.env');
+  const secrets = [envOf(PG).DB_PASSWORD, envOf(PG).ADMIN_PASSWORD] as string[];
+  const masked = await suite.api.get<{ content: string; masked: string[] }>(`/api/stacks/${PG}/env`);
+  assert.equal(masked.status, 200);
+  for (const s of secrets) assert.ok(s && !masked.body.content.includes(s), 'a secret is shown in clear');
+  assert.deepEqual([...masked.body.masked].sort(), ['ADMIN_PASSWORD', 'DB_PASSWORD']);
+  assert.match(masked.body.content, /^DB_PASSWORD=••••••••$/m);
+
+  const saved = await suite.api.put<{ content: string }>(`/api/stacks/${PG}/env`, {
+    content: `${masked.body.content.trimEnd()}
+MASKED_SAVE=yes
+`,
+  });
+  assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  for (const s of secrets) assert.ok(!saved.body.content.includes(s), 'the save answer shows a secret');
+  assert.equal(envOf(PG).DB_PASSWORD, secrets[0]);
+  assert.equal(envOf(PG).ADMIN_PASSWORD, secrets[1]);
+  assert.equal(envOf(PG).MASKED_SAVE, 'yes');
+  assert.ok(!readFileSync(envPath, 'utf8').includes('••••'), 'the mask reached the file');
+
+  const before = (await suite.api.get<{ entries: unknown[] }>('/api/audit?action=env_reveal')).body.entries.length;
+  const clear = await suite.api.get<{ content: string; masked: string[] }>(`/api/stacks/${PG}/env?reveal=1`);
+  assert.equal(clear.body.content, readFileSync(envPath, 'utf8'));
+  const after = await suite.api.get<{ entries: { target: string }[] }>('/api/audit?action=env_reveal');
+  assert.equal(after.body.entries.length, before + 1);
+  assert.equal(after.body.entries[0]?.target, PG);
 });
 
 test('the compose editor refuses invalid YAML and an invalid compose file; a save can be returned from', async () => {

@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'stack.connected': 'connect',
   'stack.adopted': 'adopt',
   'stack.env_edited': 'env_edit',
+  'stack.env_revealed': 'env_reveal',
   'stack.compose_edited': 'compose_edit',
   'stack.credentials_viewed': 'credentials_view',
   'stack.snapshot_restored': 'restore',

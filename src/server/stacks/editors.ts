@@ -8,7 +8,7 @@ import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { enforceCompose } from './bind-policy.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
-import { checkEnvText, parseEnv } from './env-file.ts';
+import { checkEnvText, maskEnv, parseEnv, unmaskEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
 import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
 
@@ -40,14 +40,24 @@ function checkComposeYaml(content: string): void {
  * atomically and is audited; the `.env` stays 0600. Saving does not restart the app.
  */
 export function createEditors(c: StackContext) {
-  function readEnv(actor: Actor, name: string): { content: string } {
+  /**
+   * The `.env` text with secret values masked; `reveal` answers it in clear and is audited, so
+   * reading secrets off the screen is a deliberate, recorded act.
+   */
+  function readEnv(actor: Actor, name: string, reveal = false): { content: string; masked: string[] } {
     requireRole(actor, 'admin', 'the .env file (it holds secrets)');
-    return { content: readTextOrEmpty(c.dirs.locate(name).envPath) };
+    const loc = c.dirs.locate(name);
+    const text = readTextOrEmpty(loc.envPath);
+    if (!reveal) return maskEnv(text, Object.values(c.dirs.meta(loc)?.secret_env ?? {}));
+    c.events.emit({ type: 'stack.env_revealed', actor, source: 'stacks', target: name, status: 'ok', detail: {} });
+    return { content: text, masked: [] };
   }
 
   function writeEnv(actor: Actor, name: string, content: string, confirm?: string[]): { content: string; snapshot: string } {
     requireRole(actor, 'admin', 'editing the .env file');
     const loc = c.dirs.locate(name);
+    // Lines still masked keep the secret they stood for: the mask never reaches the file.
+    content = unmaskEnv(content, readTextOrEmpty(loc.envPath));
     checkEnvText(content);
     // A variable the compose file interpolates into a bind source moves that bind: judged with the new values.
     const compose = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
@@ -58,7 +68,7 @@ export function createEditors(c: StackContext) {
     writeFileAtomic(loc.envPath, text, 0o600);
     chmodSync(loc.envPath, 0o600);
     c.events.emit({ type: 'stack.env_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
-    return { content: text, snapshot: snap.id };
+    return { content: maskEnv(text, Object.values(c.dirs.meta(loc)?.secret_env ?? {})).content, snapshot: snap.id };
   }
 
   function readCompose(actor: Actor, name: string): { content: string } {

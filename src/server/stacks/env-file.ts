@@ -113,3 +113,32 @@ export function mergeEnv(oldText: string, env: Record<string, string>, managed: 
   const all = [...own, ...kept];
   return all.length ? `${all.join('\n')}\n` : '';
 }
+
+/** What the `.env` editor shows instead of a secret value until an admin asks to see it. */
+export const ENV_MASK = '••••••••';
+const SECRET_NAME = /pass|secret|token|key|private|credential|salt/i;
+
+/**
+ * The `.env` text with the values of `secretKeys` (and of names that look secret) replaced by ENV_MASK,
+ * and the keys it masked. Comments, blank lines and other values stay as they are.
+ */
+export function maskEnv(text: string, secretKeys: Iterable<string>): { content: string; masked: string[] } {
+  const secret = new Set(secretKeys);
+  const masked: string[] = [];
+  const content = lines(text)
+    .map((l) => {
+      if (l.key === null || l.value === '' || !(secret.has(l.key) || SECRET_NAME.test(l.key))) return l.raw;
+      masked.push(l.key);
+      return `${l.key}=${ENV_MASK}`;
+    })
+    .join('\n');
+  return { content, masked: [...new Set(masked)] };
+}
+
+/** An edited `.env` text in which every line still carrying ENV_MASK gets the line it stood for in `oldText` back. */
+export function unmaskEnv(edited: string, oldText: string): string {
+  const old = new Map(lines(oldText).flatMap((l) => (l.key === null ? [] : [[l.key, l.raw] as const])));
+  return lines(edited)
+    .map((l) => (l.key !== null && l.value === ENV_MASK && old.has(l.key) ? (old.get(l.key) as string) : l.raw))
+    .join('\n');
+}

@@ -61,6 +61,7 @@ export const enAdmin = {
   'audit.action.connect': 'Connect to network',
   'audit.action.adopt': 'Adopt',
   'audit.action.env_edit': 'Edit .env',
+  'audit.action.env_reveal': 'Show .env secrets',
   'audit.action.compose_edit': 'Edit compose file',
   'audit.action.outside_path_allow': 'Allow a host path outside the app',
   'audit.action.credentials_view': 'View credentials',

@@ -34,6 +34,8 @@ export const enApp = {
 
   'appview.file.compose.title': 'Compose file',
   'appview.file.compose.hint': 'How the containers of this app are defined.',
+  'appview.file.env.masked': 'Hidden secret values (••••••••): {count}. Saving keeps them as they are.',
+  'appview.file.env.reveal': 'Show secrets',
   'appview.file.env.title': '.env file',
   'appview.file.env.hint':
     'The values the compose file refers to, including passwords and keys. Only admins can read or change it; on disk the file stays readable by Kade only.',

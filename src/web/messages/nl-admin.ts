@@ -61,6 +61,7 @@ export const nlAdmin = {
   'audit.action.connect': 'Met netwerk verbinden',
   'audit.action.adopt': 'Overnemen',
   'audit.action.env_edit': '.env bewerken',
+  'audit.action.env_reveal': '.env-geheimen tonen',
   'audit.action.compose_edit': 'Compose-bestand bewerken',
   'audit.action.outside_path_allow': 'Hostpad buiten de app toestaan',
   'audit.action.credentials_view': 'Inloggegevens bekijken',

@@ -36,6 +36,8 @@ export const nlApp: Record<keyof typeof enApp, string> = {
 
   'appview.file.compose.title': 'Compose-bestand',
   'appview.file.compose.hint': 'Hoe de containers van deze app zijn opgebouwd.',
+  'appview.file.env.masked': 'Verborgen geheime waarden (••••••••): {count}. Opslaan laat ze zoals ze zijn.',
+  'appview.file.env.reveal': 'Geheimen tonen',
   'appview.file.env.title': '.env-bestand',
   'appview.file.env.hint':
     'De waarden waar het compose-bestand naar verwijst, ook wachtwoorden en sleutels. Alleen beheerders kunnen het lezen of wijzigen; op schijf blijft het bestand alleen voor Kade leesbaar.',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { JobAccepted, Stack } from '../../../shared/api.ts';
 import {
   AdoptRequest,
+  EnvContent,
   FileContent,
   FileSave,
   FileSaved,
@@ -53,9 +54,10 @@ const getEnv = defineRoute('admin', {
   method: 'get',
   path: '/api/stacks/{name}/env',
   tags: TAGS,
-  summary: 'The .env text (it holds secrets: admins only)',
-  request: { params: NameParam },
-  responses: { 200: json(FileContent), ...PROBLEMS },
+  summary:
+    'The .env text (admins only) with secret values masked as ••••••••, and the masked keys; ?reveal=1 answers it in clear and writes an env_reveal audit entry. A PUT that keeps a masked line keeps that secret.',
+  request: { params: NameParam, query: z.object({ reveal: z.enum(['0', '1']).optional() }) },
+  responses: { 200: json(EnvContent), ...PROBLEMS },
 });
 const putEnv = defineRoute('admin', {
   method: 'put',
@@ -139,7 +141,7 @@ export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
     if (!svc.image) throw new AppError('conflict', `service '${service}' builds its image instead of naming one`, { params: { service } });
     return c.json({ service, ...(await s.imageTags.tags(svc.image)) }, 200);
   });
-  app.openapi(getEnv, (c) => c.json(s.stacks.readEnv(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(getEnv, (c) => c.json(s.stacks.readEnv(actorOf(c), c.req.valid('param').name, c.req.valid('query').reveal === '1'), 200));
   app.openapi(putEnv, (c) => {
     const body = c.req.valid('json');
     return c.json(s.stacks.writeEnv(actorOf(c), c.req.valid('param').name, body.content, body.confirm_outside_paths), 200);

@@ -23,8 +23,10 @@ const base = (name: string) => `/api/stacks/${encodeURIComponent(name)}`;
 
 export const getStackDetail = (name: string): Promise<StackDetailT> => request<StackDetailT>('GET', base(name));
 
-export async function getStackFile(name: string, file: StackFile): Promise<string> {
-  return (await request<{ content: string }>('GET', `${base(name)}/${file}`)).content;
+/** A stack file's text; for `.env` the keys whose values the server masked (`reveal` asks for them in clear, audited). */
+export async function getStackFile(name: string, file: StackFile, reveal = false): Promise<{ content: string; masked: string[] }> {
+  const got = await request<{ content: string; masked?: string[] }>('GET', `${base(name)}/${file}${reveal ? '?reveal=1' : ''}`);
+  return { content: got.content, masked: got.masked ?? [] };
 }
 
 export const putStackFile = (name: string, file: StackFile, content: string): Promise<FileSavedT> =>

@@ -30,21 +30,25 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
   const [text, setText] = useState('');
   const [loadError, setLoadError] = useState<unknown>(null);
   const [result, setResult] = useState<Result>({ kind: 'idle' });
+  // Secret values of `.env` arrive masked; showing them is an explicit (and audited) click.
+  const [reveal, setReveal] = useState(false);
+  const [masked, setMasked] = useState<string[]>([]);
 
   useEffect(() => {
     let alive = true;
-    getStackFile(name, file).then(
-      (content) => {
+    getStackFile(name, file, reveal).then(
+      (got) => {
         if (!alive) return;
-        setOriginal(content);
-        setText(content);
+        setOriginal(got.content);
+        setText(got.content);
+        setMasked(got.masked);
       },
       (e: unknown) => alive && setLoadError(e),
     );
     return () => {
       alive = false;
     };
-  }, [name, file]);
+  }, [name, file, reveal]);
 
   const dirty = original !== null && text !== original;
   const busy = result.kind === 'saving' || (result.kind === 'saved' && result.job !== null && !ended(result.job));
@@ -58,6 +62,8 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
       setOriginal(saved.content);
       setText(saved.content);
       snapshot = saved.snapshot;
+      // The server answers `.env` masked again: what is on screen follows it.
+      setReveal(false);
     } catch (error) {
       setResult({ kind: 'refused', error, sent: text });
       return;
@@ -87,6 +93,14 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
         {t(`appview.file.${file}.hint`)} {editable ? t('appview.file.not_applied') : t('appview.file.read_only')}
       </p>
       <ErrorMessage error={loadError} />
+      {masked.length > 0 && !reveal && (
+        <p class="appview-masked" role="note">
+          <span class="muted small">{t('appview.file.env.masked', { count: masked.length })}</span>{' '}
+          <button type="button" class="btn btn-small btn-quiet" aria-disabled={dirty} onClick={() => !dirty && setReveal(true)}>
+            {t('appview.file.env.reveal')}
+          </button>
+        </p>
+      )}
       {original === null && !loadError && (
         <p class="muted" role="status">
           {t('appview.file.loading')}
