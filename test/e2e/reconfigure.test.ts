@@ -151,7 +151,11 @@ describe('reconfigure an installed app', () => {
     await service('web').getByLabel('Folder in the app').fill('/host-etc');
     await apply();
     await hasAttr(host, 'aria-invalid', 'true');
-    await visible(service('web').getByText(`/etc is not allowed: an app may use only its own data folder (${join(server.baseDir, 'appdata', STACK)}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.`));
+    await visible(
+      service('web').getByText(
+        `/etc is not allowed: an app may use only its own data folder (${join(server.baseDir, 'appdata', STACK)}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.`,
+      ),
+    );
     await shoot(page, 'reconfigure-forbidden');
     assert.equal((await config()).services[0]?.volumes.length, 0);
   });
