@@ -11,10 +11,11 @@ export function currentPath(): string {
   return location.pathname;
 }
 
+/** Goes to `path`, which may end in a `#fragment`; screens are chosen by the path alone. */
 export function navigate(path: string): void {
-  if (path === location.pathname) return;
+  if (path === location.pathname + location.hash) return;
   history.pushState(null, '', path);
-  for (const fn of listeners) fn(path);
+  for (const fn of listeners) fn(currentPath());
 }
 
 export function usePath(): string {

@@ -17,6 +17,7 @@ interface Props {
 /** The fields of a repo. Editing keeps the id; an empty token keeps the stored one (it is never sent to us). */
 export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
   const [v, setV] = useState({
+    id: '',
     name: repo?.name ?? '',
     url: repo?.url ?? '',
     branch: repo?.branch ?? 'main',
@@ -35,6 +36,8 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
     setBusy(true);
     setError(null);
     const input: RepoInput = { name: v.name.trim(), branch: v.branch.trim() || 'main', subdirectory: v.subdirectory.trim() };
+    // A chosen id is sent as typed, so the server can refuse it rather than rewrite it; empty lets it derive one.
+    if (!repo && v.id !== '') input.id = v.id;
     // The list shows the address with any password masked; sending that back would store the mask.
     if (!repo || v.url.trim() !== repo.url) input.url = v.url.trim();
     if (v.token) input.token = v.token;
@@ -42,7 +45,7 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
     if (v.pinned.trim()) input.pinned_commit = v.pinned.trim();
     try {
       const answer = repo ? await editRepo(repo.id, input) : await addRepo(input);
-      if (!repo) setV({ name: '', url: '', branch: 'main', subdirectory: '', token: '', pinned: '' });
+      if (!repo) setV({ id: '', name: '', url: '', branch: 'main', subdirectory: '', token: '', pinned: '' });
       onSaved(answer.repo, answer.job);
     } catch (err) {
       setError(err);
@@ -71,6 +74,7 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
       <h2 id={ids.title}>{repo ? t('repos.edit_title', { name: repo.name }) : t('repos.add_title')}</h2>
       <div class="repo-form-fields">
         {field('name', 'name', t('repos.name'), repo ? t('repos.name_hint_edit', { id: repo.id }) : t('repos.name_hint'), true)}
+        {!repo && field('id', 'id', t('repos.id'), t('repos.id_hint'))}
         {field('url', 'url', t('repos.url'), t('repos.url_hint'), true)}
         {field('branch', 'branch', t('repos.branch'), t('repos.branch_hint'))}
         {field('subdirectory', 'subdirectory', t('repos.subdirectory'), t('repos.subdirectory_hint'))}

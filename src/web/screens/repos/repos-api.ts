@@ -5,6 +5,8 @@ export type { JobT, RepoT };
 
 /** What the add and edit forms send; absent keys keep (edit) or default (add) on the server. */
 export interface RepoInput {
+  /** Only when adding; a safe name or the server refuses it. */
+  id?: string;
   name: string;
   url?: string;
   branch?: string;

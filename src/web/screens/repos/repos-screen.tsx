@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
@@ -30,6 +30,14 @@ export function ReposScreen({ user }: { user: UserT }) {
   const [jobs, setJobs] = useState<Record<string, JobT>>({});
   const [notice, setNotice] = useState<Notice | null>(null);
   const rights = { sync: roleAllows(user.role, 'operator'), manage: roleAllows(user.role, 'admin') };
+
+  // The store links to /repos#skipped-<id>: once the list is there, show that part and give it the focus.
+  useEffect(() => {
+    if (!repos || !location.hash) return;
+    const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    target?.scrollIntoView({ block: 'start' });
+    target?.focus({ preventScroll: true });
+  }, [repos]);
 
   const track = (id: string, job: JobT | null) => {
     setJobs((prev) => {

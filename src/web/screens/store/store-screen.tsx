@@ -7,6 +7,7 @@ import { AppCard, type CategoryLookup } from './app-card.tsx';
 import { StoreEmpty, StoreNoMatch } from './store-empty.tsx';
 import { categoryCounts, hasFilter, labelChoices, matches, PAGE_SIZE } from './store-filter.ts';
 import { StoreFilters } from './store-filters.tsx';
+import { StoreSkipped } from './store-skipped.tsx';
 import type { StoreData } from './use-store.ts';
 import { useStore } from './use-store.ts';
 import { type StoreFilterState, useStoreFilter } from './use-store-filter.ts';
@@ -30,6 +31,7 @@ export function StoreScreen({ user }: { user: UserT }) {
       </div>
       <p class="muted store-intro">{t('store.intro')}</p>
       <ErrorMessage error={error} />
+      {data !== null && <StoreSkipped repos={data.repos} />}
       {data === null && !error && (
         <p class="muted" role="status">
           {t('store.loading')}
