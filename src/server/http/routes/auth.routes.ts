@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AuthStatus, Credentials, LoginAnswer } from '../../../shared/api.ts';
 import type { AuthService } from '../../auth/auth.service.ts';
+import { AppError } from '../../core/errors.ts';
 import type { AppEnv } from '../context.ts';
 import { SESSION_COOKIE } from '../guard.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
@@ -50,6 +51,11 @@ function setSession(c: Context<AppEnv>, id: string): void {
 }
 
 export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
+  // Once an account exists, setup is refused before its body is even read.
+  app.use(setup.path, async (c, next) => {
+    if (c.req.method === 'POST' && !auth.setupRequired()) throw new AppError('setup_done', 'an account exists already; log in instead');
+    await next();
+  });
   app.openapi(status, (c) => {
     const a = c.get('auth');
     return c.json({ setup_required: auth.setupRequired(), user: a?.user ?? null, csrf: a?.csrf ?? null, sso: a?.sso ?? false }, 200);
