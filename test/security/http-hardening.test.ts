@@ -45,7 +45,7 @@ describe('before setup: only this machine may claim the first account (DNS rebin
       body: JSON.stringify({ username: 'evil', password: PASSWORD }),
     });
     assert.equal(claim.status, 403, 'a rebinding page cannot create the admin account');
-    for (const host of ['127.0.0.1', 'localhost:8420', 'kade.home.arpa:8420']) {
+    for (const host of ['127.0.0.1', '192.0.2.10:8420', '[2001:db8::1]:8420', 'localhost:8420', 'kade.home.arpa:8420']) {
       assert.equal((await withHost(`${server.url}/api/auth/status`, host)).status, 200, host);
     }
     assert.equal((await withHost(`${server.url}/healthz`, 'attacker.example')).status, 200, 'the health check answers anyone');

@@ -25,15 +25,16 @@ export function ownHostNames(bind: string, allowed: readonly string[]): Set<stri
 }
 
 /**
- * DNS-rebinding defence: until the first account exists, a request whose Host is not an
- * address of this machine or a configured name is refused, so a page on another site that
+ * DNS-rebinding defence: until the first account exists, a request whose Host is a name that
+ * is not this machine's own or a configured one is refused (an IP address cannot be rebound), so a page on another site that
  * rebinds its name to this machine cannot claim the admin account. Once setup is done,
  * every request needs a session, which such a page never has.
  */
 export function hostCheck(deps: { setupRequired: () => boolean; bind: string; allowed: readonly string[] }) {
   let done = false;
   let names = ownHostNames(deps.bind, deps.allowed);
-  const known = (host: string) => names.has(host) || (isIP(host) === 4 && host.startsWith('127.')) || host.endsWith('.localhost');
+  // A literal IP address cannot be rebound: DNS rebinding needs a name, so any address is fine.
+  const known = (host: string) => isIP(host) !== 0 || names.has(host) || host.endsWith('.localhost');
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!done && c.req.path !== '/healthz') {
       done = !deps.setupRequired();

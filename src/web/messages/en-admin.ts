@@ -181,6 +181,8 @@ export const enAdmin = {
   'settings.sso_header': 'Header with the user name: {header}',
   'settings.sso_proxies': 'Trusted proxies: {proxies}',
   'settings.sso_role': 'Role of proxy users without an account: {role}',
+  'settings.sso_from_env': 'Set at start from the environment: SVC_AUTH_PROXY_TRUSTED, SVC_AUTH_PROXY_HEADER and SVC_AUTH_PROXY_ROLE (see the README).',
+  'settings.sso_from_settings': 'Taken from the settings an older version stored; the SVC_AUTH_PROXY_* variables take over once set.',
   'settings.wizard': 'Setup wizard',
   'settings.wizard_text': 'Walk through the first-run steps again: folders, template repo and first sync.',
   'settings.wizard_run': 'Run the setup wizard again',

@@ -182,6 +182,8 @@ export const nlAdmin = {
   'settings.sso_header': 'Header met de gebruikersnaam: {header}',
   'settings.sso_proxies': 'Vertrouwde proxy’s: {proxies}',
   'settings.sso_role': 'Rol van proxygebruikers zonder account: {role}',
+  'settings.sso_from_env': 'Bij de start gelezen uit de omgeving: SVC_AUTH_PROXY_TRUSTED, SVC_AUTH_PROXY_HEADER en SVC_AUTH_PROXY_ROLE (zie de README).',
+  'settings.sso_from_settings': 'Overgenomen uit de instellingen die een oudere versie bewaarde; de variabelen SVC_AUTH_PROXY_* gaan voor zodra ze gezet zijn.',
   'settings.wizard': 'Installatiewizard',
   'settings.wizard_text': 'Doorloop de eerste stappen opnieuw: mappen, sjabloonrepo en eerste synchronisatie.',
   'settings.wizard_run': 'Installatiewizard opnieuw doorlopen',

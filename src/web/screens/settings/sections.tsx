@@ -95,6 +95,7 @@ export function SsoSection({ saved }: SectionProps) {
       ) : (
         <p>{t('settings.sso_off')}</p>
       )}
+      <p class="muted small">{saved.AUTH_SOURCE === 'settings' ? t('settings.sso_from_settings') : t('settings.sso_from_env')}</p>
     </Section>
   );
 }
