@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'compose_refused',
   'app_powers_refused',
   'disk_full',
+  'not_implemented',
   'internal',
 ] as const;
 

@@ -41,6 +41,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   registry_unreachable: 502,
   git_failed: 502,
   disk_full: 507,
+  not_implemented: 501,
   internal: 500,
 };
 

@@ -187,7 +187,13 @@ export function createStacksService(d: StacksDeps) {
     return dataOf(dirs.locate(name));
   }
 
-  function remove(actor: Actor, name: string, opts: { removeData: boolean }): JobT {
+  function remove(actor: Actor, name: string, opts: { removeData: boolean; backup?: boolean }): JobT {
+    // Refused rather than ignored: a user who asked for a backup first must not lose the app without one.
+    if (opts.backup) {
+      throw new AppError('not_implemented', 'a backup before delete is not available yet: delete without backup=1', {
+        params: { feature: 'backup before delete' },
+      });
+    }
     const loc = dirs.locate(name);
     if (loc.adopted && opts.removeData) {
       throw new AppError('validation', `'${name}' was adopted: its data belongs to its own folder and is never removed by Kade`, { fields: ['remove_data'] });

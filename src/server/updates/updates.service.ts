@@ -11,13 +11,9 @@ import type { StackCheck, StackUpdates } from './stack-updates.ts';
 
 /**
  * Runs before the pull of an update. SPEC: "backup before update … backup fails → the action goes on".
- * Backups do not exist yet; when they do, this hook makes one and logs (never throws) a failure.
+ * Backups do not exist yet: until they do, nothing runs here and the job says nothing about one.
  */
 export type BeforeUpdate = (p: ComposeProject, ctx: JobContext) => Promise<void>;
-
-export const noBackupYet: BeforeUpdate = async (_p, ctx) => {
-  ctx.log('backup before update: not available yet, skipped');
-};
 
 export interface UpdatesDeps {
   stackUpdates: StackUpdates;
@@ -33,7 +29,7 @@ export interface UpdatesDeps {
 
 /** Update checks of installed apps and the update itself: backup hook, pull, recreate. */
 export function createUpdatesService(d: UpdatesDeps) {
-  const beforeUpdate = d.beforeUpdate ?? noBackupYet;
+  const beforeUpdate = d.beforeUpdate ?? (async () => undefined);
 
   async function pullAndRecreate(p: ComposeProject, ctx: JobContext): Promise<void> {
     await beforeUpdate(p, ctx);

@@ -151,6 +151,7 @@ export const en = {
   'error.compose_refused': 'The compose file is refused: {where} sets the label {label}, which only Kade and compose may set.',
   'error.app_powers_refused': 'This app asks for powers over the host ({powers}); only an admin may install or change it.',
   'error.disk_full': 'There is not enough disk space.',
+  'error.not_implemented': 'Kade cannot do this yet: {feature}.',
   'error.internal': 'Kade hit an internal error. The server log has the details.',
   ...enAdmin,
   ...enCatalogue,

@@ -149,6 +149,7 @@ export const nl: Record<MessageKey, string> = {
   'error.compose_refused': 'Het compose-bestand wordt geweigerd: {where} zet het label {label}, dat alleen Kade en compose mogen zetten.',
   'error.app_powers_refused': 'Deze app vraagt macht over de host ({powers}); alleen een beheerder mag hem installeren of wijzigen.',
   'error.disk_full': 'Er is niet genoeg schijfruimte.',
+  'error.not_implemented': 'Dit kan Kade nog niet: {feature}.',
   'error.internal': 'Kade had een interne fout. Het serverlog heeft de details.',
   ...nlAdmin,
   ...nlCatalogue,

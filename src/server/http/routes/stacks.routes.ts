@@ -35,7 +35,7 @@ const remove = defineRoute('operator', {
   method: 'delete',
   path: '/api/stacks/{name}',
   tags: ['stacks'],
-  summary: 'Remove an app: containers and folder; remove_data=1 also its app data (job)',
+  summary: 'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 answers 501 until backups exist',
   request: { params: NameParam, query: z.object({ remove_data: z.enum(['0', '1']).optional(), backup: z.enum(['0', '1']).optional() }) },
   responses: { 202: json(JobAccepted), ...PROBLEMS },
 });
@@ -50,6 +50,6 @@ export function stacksRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   }
   app.openapi(remove, (c) => {
     const q = c.req.valid('query');
-    return c.json({ job: s.stacks.remove(actorOf(c), c.req.valid('param').name, { removeData: q.remove_data === '1' }) }, 202);
+    return c.json({ job: s.stacks.remove(actorOf(c), c.req.valid('param').name, { removeData: q.remove_data === '1', backup: q.backup === '1' }) }, 202);
   });
 }
