@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'app_powers_refused',
   'disk_full',
   'not_implemented',
+  'library_unreadable',
   'internal',
 ] as const;
 

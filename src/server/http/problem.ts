@@ -42,6 +42,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   git_failed: 502,
   disk_full: 507,
   not_implemented: 501,
+  library_unreadable: 503,
   internal: 500,
 };
 

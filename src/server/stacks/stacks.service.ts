@@ -1,4 +1,4 @@
-import { existsSync, rmSync, unlinkSync } from 'node:fs';
+import { accessSync, constants, existsSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
 import type { FieldValue } from '../../shared/template.ts';
@@ -85,6 +85,19 @@ export function createStacksService(d: StacksDeps) {
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
 
   async function list(host: string): Promise<StackT[]> {
+    // An unreadable folder is not an empty one: say so, so the interface can tell the user which setting to fix.
+    try {
+      accessSync(d.libraryDir, constants.R_OK | constants.X_OK);
+      if (!statSync(d.libraryDir).isDirectory()) throw new Error('not a folder');
+    } catch (err) {
+      throw new AppError(
+        'library_unreadable',
+        `LIBRARY_DIR '${d.libraryDir}' cannot be read (${(err as Error).message}); fix its rights or set LIBRARY_DIR / BASE_DIR`,
+        {
+          params: { path: d.libraryDir },
+        },
+      );
+    }
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
     const groups = containers ? groupByApp(containers, dirs) : null;
     const repoStatus = repoStatuses();

@@ -1,7 +1,8 @@
 import { roleAllows } from '../../../shared/roles.ts';
-import type { UserT } from '../../api.ts';
+import { ApiError, type UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatTime, t } from '../../i18n.ts';
+import { onLinkClick } from '../../router.ts';
 import { AdoptPanel, AdoptToggle, useAdoptPanel } from './adopt/adopt-panel.tsx';
 import { StackRow } from './stack-row.tsx';
 import { useStackJobs } from './use-stack-jobs.ts';
@@ -40,7 +41,19 @@ export function AppsScreen({ user }: { user: UserT }) {
       {stacks !== null && stacks.length === 0 && (
         <div class="empty card">
           <p>{t('apps.empty')}</p>
+          <p>
+            <a href="/store" onClick={onLinkClick}>
+              {t('apps.empty_store')}
+            </a>
+          </p>
         </div>
+      )}
+      {error instanceof ApiError && error.code === 'library_unreadable' && roleAllows(user.role, 'admin') && (
+        <p>
+          <a href="/settings" onClick={onLinkClick}>
+            {t('apps.library_settings')}
+          </a>
+        </p>
       )}
       {stacks !== null && stacks.length > 0 && (
         <ul class="stack-list" aria-label={t('apps.list_label')}>
