@@ -144,6 +144,11 @@ export const Stack = z.object({
   adopted: z.boolean(),
   /** A code the interface translates: no_compose_file, compose_unreadable, engine_unreachable. */
   warning: z.string().nullable(),
+  /** The app's last job when it failed or was cut off and the app does not run: what went wrong, so the user can try again or remove it. */
+  failure: z
+    .object({ job: z.string(), kind: z.string(), state: z.enum(['failed', 'interrupted']), message: z.string() })
+    .nullable()
+    .optional(),
 });
 export const StackDetail = Stack.extend({ containers: z.array(StackContainer) });
 export const UPDATE_STATES = ['update', 'current', 'unknown'] as const;

@@ -4,7 +4,8 @@ import type { ErrorParams, Problem } from '../shared/errors.ts';
 
 export type LoginAnswerT = z.infer<typeof LoginAnswer>;
 export type UserT = LoginAnswerT['user'];
-export type StackAction = 'start' | 'stop' | 'restart' | 'update';
+/** `delete` removes the app (its data too with `removeData`); the others are POST routes of the same name. */
+export type StackAction = 'start' | 'stop' | 'restart' | 'update' | 'delete';
 
 /**
  * A refused or failed request. `code` is the API's stable error code (or
@@ -121,9 +122,17 @@ export async function logout(): Promise<void> {
 
 export const listStacks = (): Promise<StackT[]> => request<StackT[]>('GET', '/api/stacks');
 
-export async function stackAction(name: string, action: StackAction): Promise<JobT> {
-  const a = await request<{ job: JobT }>('POST', `/api/stacks/${encodeURIComponent(name)}/${action}`);
+export async function stackAction(name: string, action: StackAction, opts: { removeData?: boolean } = {}): Promise<JobT> {
+  const path = `/api/stacks/${encodeURIComponent(name)}`;
+  const a =
+    action === 'delete'
+      ? await request<{ job: JobT }>('DELETE', `${path}${opts.removeData ? '?remove_data=1' : ''}`)
+      : await request<{ job: JobT }>('POST', `${path}/${action}`);
   return a.job;
 }
+
+/** What "also remove its data" would remove: the app's own folders and named volumes. */
+export const stackData = (name: string): Promise<{ folders: string[]; volumes: string[] }> =>
+  request('GET', `/api/stacks/${encodeURIComponent(name)}/data`);
 
 export const getJob = (id: string): Promise<JobT> => request<JobT>('GET', `/api/jobs/${encodeURIComponent(id)}`);

@@ -101,17 +101,33 @@ export function createStacksService(d: StacksDeps) {
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
     const groups = containers ? groupByApp(containers, dirs) : null;
     const repoStatus = repoStatuses();
+    const failures = lastFailures();
     return stackNames(d.libraryDir).map((n) => {
       const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
-      return s;
+      return { ...s, failure: s.status === 'running' ? null : (failures.get(n) ?? null) };
     });
+  }
+
+  /** Per app, its newest job when that one failed or was cut off; one read of the recent jobs for the whole list. */
+  function lastFailures(): Map<string, NonNullable<StackT['failure']>> {
+    const seen = new Set<string>();
+    const out = new Map<string, NonNullable<StackT['failure']>>();
+    for (const j of d.jobs.list(500)) {
+      if (!j.stack || seen.has(j.stack)) continue;
+      seen.add(j.stack);
+      if (j.state === 'failed' || j.state === 'interrupted') {
+        out.set(j.stack, { job: j.id, kind: j.kind.replace(/^stack\./, ''), state: j.state, message: j.error ?? '' });
+      }
+    }
+    return out;
   }
 
   async function get(name: string, host: string): Promise<StackDetailT> {
     dirs.locate(name);
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
-    return presentStack(dirs, name, containers ? (groupByApp(containers, dirs).get(name) ?? []) : null, opts);
+    const s = presentStack(dirs, name, containers ? (groupByApp(containers, dirs).get(name) ?? []) : null, opts);
+    return { ...s, failure: s.status === 'running' ? null : (lastFailures().get(name) ?? null) };
   }
 
   function install(

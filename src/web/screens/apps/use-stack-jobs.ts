@@ -57,10 +57,10 @@ export function useStackJobs(onFinished: () => void) {
   );
 
   const run = useCallback(
-    async (name: string, action: StackAction) => {
+    async (name: string, action: StackAction, opts: { removeData?: boolean } = {}) => {
       put(name, { action, job: null, error: null });
       try {
-        const accepted = await stackAction(name, action);
+        const accepted = await stackAction(name, action, opts);
         put(name, { action, job: accepted, error: null });
         const job = await follow(name, action, accepted);
         if (job.state === 'succeeded') {
