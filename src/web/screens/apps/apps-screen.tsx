@@ -63,7 +63,7 @@ export function AppsScreen({ user }: { user: UserT }) {
               stack={s}
               tracked={byStack[s.name]}
               canOperate={canOperate}
-              onAction={(name, action) => void run(name, action)}
+              onAction={(name, action, opts) => void run(name, action, opts)}
               onDismiss={dismiss}
             />
           ))}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { StackT } from '../../../shared/api.ts';
 import type { StackAction } from '../../api.ts';
+import { DeleteApp } from '../../components/delete-app.tsx';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { isMessageKey, t } from '../../i18n.ts';
@@ -14,7 +15,7 @@ interface Props {
   stack: StackT;
   tracked: TrackedJob | undefined;
   canOperate: boolean;
-  onAction: (name: string, action: StackAction) => void;
+  onAction: (name: string, action: StackAction, opts?: { removeData?: boolean }) => void;
   onDismiss: (name: string) => void;
 }
 
@@ -24,6 +25,11 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
   const busy = isBusy(tracked);
   const headingId = `stack-${name}`;
   const [logs, setLogs] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const remove = (removeData: boolean) => {
+    setDeleting(false);
+    onAction(name, 'delete', { removeData });
+  };
   return (
     <li class="stack" aria-labelledby={headingId} data-status={status}>
       <div class="stack-main">
@@ -54,7 +60,24 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
         )}
       </div>
       {!broken && canOperate && <StackActions stack={stack} busy={busy} onAction={onAction} />}
+      {canOperate && !deleting && (
+        <p class="stack-delete">
+          <button
+            type="button"
+            class="btn btn-small btn-quiet btn-danger"
+            aria-label={t('apps.delete_label', { name })}
+            aria-disabled={busy}
+            onClick={() => !busy && setDeleting(true)}
+          >
+            {t('apps.delete')}
+          </button>
+        </p>
+      )}
+      {deleting && <DeleteApp name={name} onConfirm={remove} onCancel={() => setDeleting(false)} />}
       {stack.warning && <p class="stack-warning">{warningText(stack.warning)}</p>}
+      {stack.failure && !tracked && (
+        <FailureLine stack={stack} canOperate={canOperate} onRetry={() => onAction(name, 'start')} onRemove={() => setDeleting(true)} />
+      )}
       {!broken && (
         <div class="stack-logs">
           <button type="button" class="btn btn-small btn-quiet" aria-expanded={logs} aria-label={t('apps.logs_label', { name })} onClick={() => setLogs(!logs)}>
@@ -136,6 +159,27 @@ export function JobLine({ name, tracked, onDismiss }: { name: string; tracked: T
         <AlertBox onDismiss={dismiss}>
           <p>{job?.state === 'failed' ? t('job.failed', { error: job.error ?? '' }) : t('job.interrupted')}</p>
         </AlertBox>
+      )}
+    </div>
+  );
+}
+
+/** The app's last job failed or was cut off: why, and the way on (try again = start, which creates missing containers; or remove). */
+export function FailureLine({ stack, canOperate, onRetry, onRemove }: { stack: StackT; canOperate: boolean; onRetry: () => void; onRemove: () => void }) {
+  const f = stack.failure;
+  if (!f) return null;
+  return (
+    <div class="stack-failure" role="alert">
+      <p>{f.state === 'failed' ? t('apps.failure.failed', { kind: f.kind, message: f.message }) : t('apps.failure.interrupted', { kind: f.kind })}</p>
+      {canOperate && (
+        <p class="delete-app-buttons">
+          <button type="button" class="btn btn-small btn-primary" aria-label={t('apps.failure.retry_label', { name: stack.name })} onClick={onRetry}>
+            {t('apps.failure.retry')}
+          </button>
+          <button type="button" class="btn btn-small btn-danger" onClick={onRemove}>
+            {t('apps.failure.remove')}
+          </button>
+        </p>
       )}
     </div>
   );
