@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ApiClient } from '../helpers/client.ts';
+import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
+import { type GitServer, startGitServer } from '../helpers/git-server.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { launchBrowser, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
+
+// From a failed install to a running app without leaving the browser (issue 11 items 2 and 3): the list
+// shows the failure and why, "Try again" starts it once the cause is gone, and Delete (with the exact
+// list of what "also remove its data" removes) clears the name for a new install.
+requireBuiltWeb();
+
+const PW = 'correct-horse-battery';
+let git: GitServer;
+let server: TestServer;
+let api: ApiClient;
+let browser: Browser;
+const problems: string[] = [];
+
+const holdPort = async (): Promise<{ port: number; server: Server }> => {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return { port: (s.address() as { port: number }).port, server: s };
+};
+
+async function failedInstall(name: string, port: number): Promise<void> {
+  const r = await api.post<{ job: { id: string } }>('/api/store/install', { repo: 'basic', app: 'hello', name, values: { port, message: `hi ${name}` } });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  assert.equal((await api.waitJob(r.body.job.id)).state, 'failed', 'the install fails: its port is taken');
+}
+
+before(async () => {
+  await requireEngine();
+  await cleanupLabelled();
+  git = await startGitServer();
+  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
+  server = await startTestServer();
+  api = new ApiClient(server.url);
+  await api.loginAs('admin', PW);
+  await api.post('/api/wizard/complete');
+  await api.addSyncedRepo('basic', git.url('basic'));
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await git?.close();
+  await cleanupLabelled();
+});
+
+const TEXT = {
+  en: {
+    user: 'User name',
+    pw: 'Password',
+    login: 'Log in',
+    failed: /The last action on this app \(install\) failed: [\s\S]*address already in use/,
+    retry: (n: string) => `Try to start ${n} again`,
+    remove: 'Remove',
+    withData: 'Also remove its data',
+    confirm: (n: string) => `Delete ${n}`,
+    running: 'Running',
+  },
+  nl: {
+    user: 'Gebruikersnaam',
+    pw: 'Wachtwoord',
+    login: 'Inloggen',
+    failed: /De laatste actie op deze app \(install\) is mislukt: [\s\S]*address already in use/,
+    retry: (n: string) => `Probeer ${n} opnieuw te starten`,
+    remove: 'Verwijderen',
+    withData: 'Ook de gegevens verwijderen',
+    confirm: (n: string) => `${n} verwijderen`,
+    running: 'Actief',
+  },
+};
+
+async function logIn(lang: 'en' | 'nl', width: number): Promise<Page> {
+  const context = await browser.newContext({ locale: lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  watchPage(page, problems);
+  await page.goto(`${server.url}/apps`);
+  await page.getByLabel(TEXT[lang].user).fill('admin');
+  await page.getByLabel(TEXT[lang].pw).fill(PW);
+  await page.getByRole('button', { name: TEXT[lang].login }).click();
+  return page;
+}
+
+for (const [lang, width] of [
+  ['en', 1280],
+  ['nl', 390],
+] as const) {
+  test(`${lang}: a failed install shows why; once the port is free, Try again runs it`, async () => {
+    const name = `kadetest-fail-${lang}`;
+    const held = await holdPort();
+    await failedInstall(name, held.port);
+    const page = await logIn(lang, width);
+    const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+    await visible(row.getByRole('alert').filter({ hasText: TEXT[lang].failed }));
+    await shoot(page, `failed-install-${lang}`);
+    await new Promise<void>((r) => held.server.close(() => r()));
+    await row.getByRole('button', { name: TEXT[lang].retry(name), exact: true }).click();
+    await visible(row.getByText(TEXT[lang].running, { exact: true }), 60_000);
+    assert.equal(await row.getByRole('alert').count(), 0, 'the failure is gone once the app runs');
+    await shoot(page, `failed-install-retried-${lang}`);
+    await page.context().close();
+  });
+
+  test(`${lang}: a failed install is removed with its data, listed first, and the name can be used again`, async () => {
+    const name = `kadetest-gone-${lang}`;
+    const held = await holdPort();
+    await failedInstall(name, held.port);
+    const page = await logIn(lang, width);
+    const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+    await row.getByRole('button', { name: TEXT[lang].remove, exact: true }).click();
+    await row.getByLabel(TEXT[lang].withData).check();
+    await visible(row.getByText(/\(volume\)|no data folder|geen eigen/));
+    await shoot(page, `delete-confirm-${lang}`);
+    await row.getByRole('button', { name: TEXT[lang].confirm(name), exact: true }).click();
+    await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 60_000 });
+    assert.equal(existsSync(join(server.baseDir, 'stacks', name)), false, 'the folder is gone');
+    await new Promise<void>((r) => held.server.close(() => r()));
+    const again = await api.post<{ job: { id: string } }>('/api/store/install', { repo: 'basic', app: 'hello', name, values: { port: held.port, message: 'again' } });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal((await api.waitJob(again.body.job.id)).state, 'succeeded', 'the name is free again and the install runs');
+    await page.context().close();
+  });
+}
+
+test('no browser problems', () => assert.deepEqual(problems.filter((p) => !/status of 40\d|status of 50\d/.test(p)), []));
