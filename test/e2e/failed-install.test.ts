@@ -63,6 +63,8 @@ const TEXT = {
     remove: 'Remove',
     withData: 'Also remove its data',
     confirm: (n: string) => `Delete ${n}`,
+    deleteLabel: (n: string) => `Delete ${n}`,
+    deleteTitle: (n: string) => `Delete the app ${n}?`,
     running: 'Running',
   },
   nl: {
@@ -74,6 +76,8 @@ const TEXT = {
     remove: 'Verwijderen',
     withData: 'Ook de gegevens verwijderen',
     confirm: (n: string) => `${n} verwijderen`,
+    deleteLabel: (n: string) => `${n} verwijderen`,
+    deleteTitle: (n: string) => `De app ${n} verwijderen?`,
     running: 'Actief',
   },
 };
@@ -106,6 +110,16 @@ for (const [lang, width] of [
     await visible(row.getByText(TEXT[lang].running, { exact: true }), 60_000);
     assert.equal(await row.getByRole('alert').count(), 0, 'the failure is gone once the app runs');
     await shoot(page, `failed-install-retried-${lang}`);
+
+    // Delete from the app's own view: the confirmation names it, and the user lands on the list.
+    await page.getByRole('link', { name, exact: true }).click();
+    await page.getByRole('button', { name: TEXT[lang].deleteLabel(name), exact: true }).click();
+    await visible(page.getByText(TEXT[lang].deleteTitle(name)));
+    await shoot(page, `app-view-delete-${lang}`);
+    await page.getByRole('button', { name: TEXT[lang].confirm(name), exact: true }).click();
+    await page.waitForURL(/\/apps$/, { timeout: 60_000 });
+    await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(existsSync(join(server.baseDir, 'stacks', name)), false);
     await page.context().close();
   });
 
@@ -123,11 +137,20 @@ for (const [lang, width] of [
     await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 60_000 });
     assert.equal(existsSync(join(server.baseDir, 'stacks', name)), false, 'the folder is gone');
     await new Promise<void>((r) => held.server.close(() => r()));
-    const again = await api.post<{ job: { id: string } }>('/api/store/install', { repo: 'basic', app: 'hello', name, values: { port: held.port, message: 'again' } });
+    const again = await api.post<{ job: { id: string } }>('/api/store/install', {
+      repo: 'basic',
+      app: 'hello',
+      name,
+      values: { port: held.port, message: 'again' },
+    });
     assert.equal(again.status, 202, JSON.stringify(again.body));
     assert.equal((await api.waitJob(again.body.job.id)).state, 'succeeded', 'the name is free again and the install runs');
     await page.context().close();
   });
 }
 
-test('no browser problems', () => assert.deepEqual(problems.filter((p) => !/status of 40\d|status of 50\d/.test(p)), []));
+test('no browser problems', () =>
+  assert.deepEqual(
+    problems.filter((p) => !/status of 40\d|status of 50\d/.test(p)),
+    [],
+  ));

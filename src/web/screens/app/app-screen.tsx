@@ -1,11 +1,12 @@
-import { useCallback } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type UserT } from '../../api.ts';
+import { DeleteApp } from '../../components/delete-app.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { usePolled } from '../../components/use-polled.ts';
 import { isMessageKey, t } from '../../i18n.ts';
-import { onLinkClick } from '../../router.ts';
-import { JobLine, StackActions } from '../apps/stack-row.tsx';
+import { navigate, onLinkClick } from '../../router.ts';
+import { FailureLine, JobLine, StackActions } from '../apps/stack-row.tsx';
 import { isBusy, useStackJobs } from '../apps/use-stack-jobs.ts';
 import { getStackDetail, type StackDetailT } from './app-api.ts';
 import { appNameOf } from './app-path.ts';
@@ -25,6 +26,18 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
   const [tab, selectTab, tabs] = useHashTab(user.role);
   const visited = useVisited(tab);
   const missing = error instanceof ApiError && error.code === 'not_found';
+  const canOperate = roleAllows(user.role, 'operator');
+  const [deleting, setDeleting] = useState(false);
+  const [deleted, setDeleted] = useState(false);
+  // Once the delete job has removed the app, its view has nothing left to show: back to the list.
+  useEffect(() => {
+    if (deleted && missing) navigate('/apps');
+  }, [deleted, missing]);
+  const remove = (removeData: boolean) => {
+    setDeleting(false);
+    setDeleted(true);
+    void run(name, 'delete', { removeData });
+  };
 
   return (
     <section class="page appview" aria-labelledby="page-title">
@@ -47,7 +60,16 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
         {stack && stack.status !== 'missing_compose' && roleAllows(user.role, 'operator') && (
           <StackActions stack={stack} busy={isBusy(byStack[name])} onAction={(n, action) => void run(n, action)} />
         )}
+        {stack && canOperate && !deleting && (
+          <button type="button" class="btn btn-small btn-quiet btn-danger" aria-label={t('apps.delete_label', { name })} onClick={() => setDeleting(true)}>
+            {t('apps.delete')}
+          </button>
+        )}
       </div>
+      {deleting && <DeleteApp name={name} onConfirm={remove} onCancel={() => setDeleting(false)} />}
+      {stack?.failure && !byStack[name] && (
+        <FailureLine stack={stack} canOperate={canOperate} onRetry={() => void run(name, 'start')} onRemove={() => setDeleting(true)} />
+      )}
       {stack && <MetaLine stack={stack} />}
       <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
       {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
