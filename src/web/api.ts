@@ -132,7 +132,6 @@ export async function stackAction(name: string, action: StackAction, opts: { rem
 }
 
 /** What "also remove its data" would remove: the app's own folders and named volumes. */
-export const stackData = (name: string): Promise<{ folders: string[]; volumes: string[] }> =>
-  request('GET', `/api/stacks/${encodeURIComponent(name)}/data`);
+export const stackData = (name: string): Promise<{ folders: string[]; volumes: string[] }> => request('GET', `/api/stacks/${encodeURIComponent(name)}/data`);
 
 export const getJob = (id: string): Promise<JobT> => request<JobT>('GET', `/api/jobs/${encodeURIComponent(id)}`);

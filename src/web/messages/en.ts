@@ -171,7 +171,8 @@ export const en = {
   'error.app_powers_refused': 'This app asks for powers over the host ({powers}); only an admin may install or change it.',
   'error.disk_full': 'There is not enough disk space.',
   'error.not_implemented': 'Kade cannot do this yet: {feature}.',
-  'error.library_unreadable': 'Kade cannot read the apps folder {path}, so it cannot show your apps. Make the folder readable for Kade, or point LIBRARY_DIR (or BASE_DIR) at the right folder in Settings or in .env, then restart Kade.',
+  'error.library_unreadable':
+    'Kade cannot read the apps folder {path}, so it cannot show your apps. Make the folder readable for Kade, or point LIBRARY_DIR (or BASE_DIR) at the right folder in Settings or in .env, then restart Kade.',
   'error.internal': 'Kade hit an internal error. The server log has the details.',
   ...enAdmin,
   ...enCatalogue,

@@ -169,7 +169,8 @@ export const nl: Record<MessageKey, string> = {
   'error.app_powers_refused': 'Deze app vraagt macht over de host ({powers}); alleen een beheerder mag hem installeren of wijzigen.',
   'error.disk_full': 'Er is niet genoeg schijfruimte.',
   'error.not_implemented': 'Dit kan Kade nog niet: {feature}.',
-  'error.library_unreadable': 'Kade kan de appmap {path} niet lezen en kan je apps dus niet tonen. Maak de map leesbaar voor Kade, of laat LIBRARY_DIR (of BASE_DIR) in Instellingen of in .env naar de juiste map wijzen en start Kade opnieuw.',
+  'error.library_unreadable':
+    'Kade kan de appmap {path} niet lezen en kan je apps dus niet tonen. Maak de map leesbaar voor Kade, of laat LIBRARY_DIR (of BASE_DIR) in Instellingen of in .env naar de juiste map wijzen en start Kade opnieuw.',
   'error.internal': 'Kade had een interne fout. Het serverlog heeft de details.',
   ...nlAdmin,
   ...nlCatalogue,
