@@ -4,6 +4,7 @@ import { roleAllows } from '../../shared/roles.ts';
 import type { ALLOW_PRIVILEGED_VALUES } from '../../shared/settings-keys.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
+import { interpolate } from './compose-sources.ts';
 import { parseEnv } from './env-file.ts';
 import { readTextOrEmpty } from './stack-files.ts';
 
@@ -41,21 +42,6 @@ export const MAX_ALIASES = 100;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Compose's `${X}`, `${X:-d}`, `${X-d}`, `$X` with the app's `.env`; `$$` is a literal `$`. */
-function interpolate(value: string, env: Record<string, string>): string {
-  return value.replace(/\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_m, dollar, braced, op, arg, bare) => {
-    if (dollar === '$') return '$';
-    const name = (braced ?? bare) as string;
-    const set = Object.hasOwn(env, name);
-    const v = set ? (env[name] as string) : '';
-    if (op === ':-') return v === '' ? String(arg ?? '') : v;
-    if (op === '-') return set ? v : String(arg ?? '');
-    if (op === ':+') return v === '' ? '' : String(arg ?? '');
-    if (op === '+') return set ? String(arg ?? '') : '';
-    return v;
-  });
-}
 
 const invalid = (msg: string, params: Record<string, string | number> = {}) =>
   new AppError('compose_invalid', `the compose file ${msg}`, { params, fields: ['compose'] });
