@@ -65,7 +65,7 @@ test('install renders compose, .env and .svc.json and starts the app; operate an
   assert.ok(compose.includes(`127.0.0.1:${port}:8080`), 'ports stay readable');
   assert.equal(statSync(join(dir, '.env')).mode & 0o777, 0o600);
   assert.equal(statSync(join(dir, '.svc.json')).mode & 0o777, 0o600);
-  assert.match(readFileSync(join(dir, '.env'), 'utf8'), /ADMIN_PASSWORD='S3cret-never-logged'/);
+  assert.match(readFileSync(join(dir, '.env'), 'utf8'), /^ADMIN_PASSWORD="S3cret-never-logged"$/m);
   const meta = JSON.parse(readFileSync(join(dir, '.svc.json'), 'utf8'));
   assert.ok(!JSON.stringify(meta).includes(secret), '.svc.json holds no secret');
   assert.deepEqual(meta.source.repo, 'basic');

@@ -60,7 +60,8 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
         )}
       </div>
       {!broken && canOperate && <StackActions stack={stack} busy={busy} onAction={onAction} />}
-      {canOperate && !deleting && (
+      {/* SPEC: a folder without a compose file has no action buttons in the list; its app view offers Delete. */}
+      {!broken && canOperate && !deleting && (
         <p class="stack-delete">
           <button
             type="button"
