@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { launchBrowser, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
+import { launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // An empty apps list says why (issue 11 item 6): no apps yet, with the way to the store, versus an
 // apps folder Kade cannot read, naming the folder and the setting that fixes it.
@@ -29,7 +29,7 @@ after(async () => {
 });
 
 const TEXT = {
-  en: { user: 'User name', pw: 'Password', login: 'Log in', none: 'No apps installed yet', store: 'Open the store', settings: 'Open the folder settings' },
+  en: { none: 'No apps installed yet', store: 'Open the store', settings: 'Open the folder settings' },
   nl: {
     user: 'Gebruikersnaam',
     pw: 'Wachtwoord',
@@ -46,13 +46,7 @@ for (const [lang, width] of [
   ['nl', 390],
 ] as const) {
   test(`${lang} at ${width} px: no apps yet leads to the store; an unreadable apps folder is named with the setting to fix`, async () => {
-    const context = await browser.newContext({ locale: lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    watchPage(page, problems);
-    await page.goto(`${server.url}/apps`);
-    await page.getByLabel(TEXT[lang].user).fill('admin');
-    await page.getByLabel(TEXT[lang].pw).fill(PW);
-    await page.getByRole('button', { name: TEXT[lang].login }).click();
+    const page = await logInAt(browser, problems, { url: `${server.url}/apps`, lang, width, password: PW });
     await visible(page.getByText(TEXT[lang].none));
     await visible(page.getByRole('link', { name: TEXT[lang].store }));
     await shoot(page, `apps-empty-${lang}`);
@@ -72,7 +66,7 @@ for (const [lang, width] of [
       rmSync(library(), { force: true });
       renameSync(`${library()}.moved`, library());
     }
-    await context.close();
+    await page.context().close();
   });
 }
 

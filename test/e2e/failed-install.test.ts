@@ -8,7 +8,7 @@ import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { launchBrowser, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
+import { launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // From a failed install to a running app without leaving the browser (issue 11 items 2 and 3): the list
 // shows the failure and why, "Try again" starts it once the cause is gone, and Delete (with the exact
@@ -55,9 +55,6 @@ after(async () => {
 
 const TEXT = {
   en: {
-    user: 'User name',
-    pw: 'Password',
-    login: 'Log in',
     failed: /The last action on this app \(install\) failed: [\s\S]*address already in use/,
     retry: (n: string) => `Try to start ${n} again`,
     remove: 'Remove',
@@ -68,9 +65,6 @@ const TEXT = {
     running: 'Running',
   },
   nl: {
-    user: 'Gebruikersnaam',
-    pw: 'Wachtwoord',
-    login: 'Inloggen',
     failed: /De laatste actie op deze app \(install\) is mislukt: [\s\S]*address already in use/,
     retry: (n: string) => `Probeer ${n} opnieuw te starten`,
     remove: 'Verwijderen',
@@ -82,16 +76,7 @@ const TEXT = {
   },
 };
 
-async function logIn(lang: 'en' | 'nl', width: number): Promise<Page> {
-  const context = await browser.newContext({ locale: lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  watchPage(page, problems);
-  await page.goto(`${server.url}/apps`);
-  await page.getByLabel(TEXT[lang].user).fill('admin');
-  await page.getByLabel(TEXT[lang].pw).fill(PW);
-  await page.getByRole('button', { name: TEXT[lang].login }).click();
-  return page;
-}
+const logIn = (lang: 'en' | 'nl', width: number): Promise<Page> => logInAt(browser, problems, { url: `${server.url}/apps`, lang, width, password: PW });
 
 for (const [lang, width] of [
   ['en', 1280],

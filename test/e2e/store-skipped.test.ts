@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { isFocused, launchBrowser, requireBuiltWeb, shoot, visible, watchPage } from './web-helpers.ts';
+import { isFocused, launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // Templates that fail validation: the store says how many, the repos screen says why (issue 11 item 4).
 requireBuiltWeb();
@@ -33,11 +33,8 @@ after(async () => {
 });
 
 const TEXT = {
-  en: { user: 'User name', pw: 'Password', login: 'Log in', count: '5 apps of Broken could not be read.', link: 'Why apps of Broken could not be read' },
+  en: { count: '5 apps of Broken could not be read.', link: 'Why apps of Broken could not be read' },
   nl: {
-    user: 'Gebruikersnaam',
-    pw: 'Wachtwoord',
-    login: 'Inloggen',
     count: '5 apps uit Broken konden niet worden gelezen.',
     link: 'Waarom apps uit Broken niet gelezen konden worden',
   },
@@ -48,13 +45,7 @@ for (const [lang, width] of [
   ['nl', 390],
 ] as const) {
   test(`${lang} at ${width} px: the store counts the unreadable apps and links to their reasons`, async () => {
-    const context = await browser.newContext({ locale: lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width, height: 900 } });
-    const page = await context.newPage();
-    watchPage(page, problems);
-    await page.goto(`${server.url}/store`);
-    await page.getByLabel(TEXT[lang].user).fill('admin');
-    await page.getByLabel(TEXT[lang].pw).fill(PW);
-    await page.getByRole('button', { name: TEXT[lang].login }).click();
+    const page = await logInAt(browser, problems, { url: `${server.url}/store`, lang, width, password: PW });
     await visible(page.getByText(TEXT[lang].count));
     await shoot(page, `store-skipped-${lang}-${width}`);
     await page.getByRole('link', { name: TEXT[lang].link }).click();
@@ -64,7 +55,7 @@ for (const [lang, width] of [
     for (const app of ['nolabel', 'badjson', 'badtype', 'badyaml', 'Upper_Case']) await visible(section.getByText(app, { exact: true }));
     await visible(section.getByText(/fields\.1\.label/));
     await shoot(page, `repos-skipped-${lang}-${width}`);
-    await context.close();
+    await page.context().close();
   });
 }
 

@@ -44,6 +44,24 @@ export async function openPage(browser: Browser, problems: string[], describe?: 
   return page;
 }
 
+const LOGIN = {
+  en: { user: 'User name', pw: 'Password', login: 'Log in' },
+  nl: { user: 'Gebruikersnaam', pw: 'Wachtwoord', login: 'Inloggen' },
+};
+
+/** A watched page in a fresh context with the browser language `lang` at `width`, logged in as admin at `url`. */
+export async function logInAt(browser: Browser, problems: string[], opts: { url: string; lang: 'en' | 'nl'; width: number; password: string }): Promise<Page> {
+  const context = await browser.newContext({ locale: opts.lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width: opts.width, height: 900 } });
+  const page = await context.newPage();
+  watchPage(page, problems);
+  await page.goto(opts.url);
+  const t = LOGIN[opts.lang];
+  await page.getByLabel(t.user).fill('admin');
+  await page.getByLabel(t.pw).fill(opts.password);
+  await page.getByRole('button', { name: t.login }).click();
+  return page;
+}
+
 /** Full-page screenshots at a wide and at a phone width; the page is left at the wide width. */
 export async function shoot(page: Page, name: string): Promise<void> {
   for (const [width, height] of [
