@@ -129,7 +129,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const host = createHostService({
     engine,
     probe: cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
-      onFailure: (r) => logger.warn({ probe: config.probeImage }, `host port probe failed: ${r.ok ? '' : r.message}`),
+      onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
     }),
   });
 

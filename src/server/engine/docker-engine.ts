@@ -12,6 +12,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type LogOptions,
+  type NetworkSummary,
 } from './engine.ts';
 
 interface DockerErr {
@@ -69,6 +70,20 @@ function summarise(c: Docker.ContainerInfo): ContainerSummary {
     service: labels[COMPOSE_SERVICE_LABEL] ?? null,
     workingDir: labels[COMPOSE_WORKDIR_LABEL] ?? null,
     created: c.Created,
+    networks: Object.fromEntries(Object.entries(c.NetworkSettings?.Networks ?? {}).map(([n, v]) => [n, v.IPAddress || null])),
+  };
+}
+
+function summariseNetwork(n: Docker.NetworkInspectInfo): NetworkSummary {
+  return {
+    id: n.Id,
+    name: n.Name,
+    driver: n.Driver,
+    subnets: (n.IPAM?.Config ?? [])
+      .filter((c) => typeof c.Subnet === 'string' && c.Subnet.includes('.'))
+      .map((c) => ({ subnet: c.Subnet as string, gateway: c.Gateway ?? null, range: c.IPRange ?? null })),
+    parent: n.Options?.parent ?? null,
+    labels: n.Labels ?? {},
   };
 }
 
@@ -144,7 +159,53 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
         throw translate(err, name);
       }
     },
+    async listNetworks() {
+      return (await call(() => docker.listNetworks())).map(summariseNetwork);
+    },
+    async createNetwork(spec) {
+      const ipam = spec.subnet
+        ? [{ Subnet: spec.subnet, ...(spec.gateway ? { Gateway: spec.gateway } : {}), ...(spec.range ? { IPRange: spec.range } : {}) }]
+        : [];
+      try {
+        await docker.createNetwork({
+          Name: spec.name,
+          Driver: spec.driver,
+          CheckDuplicate: true,
+          Labels: spec.labels,
+          IPAM: { Driver: 'default', Config: ipam },
+          ...(spec.parent ? { Options: { parent: spec.parent } } : {}),
+        });
+      } catch (err) {
+        const e = err as DockerErr;
+        if (e.statusCode === 409) throw new AppError('name_taken', `the engine already has a network '${spec.name}'`, { params: { name: spec.name } });
+        if (e.statusCode === 400 || e.statusCode === 403 || e.statusCode === 404 || e.statusCode === 500) {
+          throw new AppError('network_invalid', `the engine refused network '${spec.name}': ${engineWords(err)}`, {
+            params: { name: spec.name, code: 'engine_refused' },
+            cause: err,
+          });
+        }
+        throw translate(err, spec.name);
+      }
+    },
+    async removeNetwork(name) {
+      try {
+        await docker.getNetwork(name).remove();
+      } catch (err) {
+        const e = err as DockerErr;
+        if (e.statusCode === 404) return;
+        if (e.statusCode === 403 || e.statusCode === 409) {
+          throw new AppError('network_in_use', `network '${name}' still has containers: ${engineWords(err)}`, { params: { name, stacks: '' }, cause: err });
+        }
+        throw translate(err, name);
+      }
+    },
   };
+}
+
+/** The engine's own sentence from a dockerode error ("(HTTP code 400) bad parameter - <words>"). */
+function engineWords(err: unknown): string {
+  const json = (err as { json?: { message?: string } }).json;
+  return json?.message ?? errorMessage(err);
 }
 
 /** Collects what a stream writes, keeping at most EXEC_OUTPUT_LIMIT bytes. */

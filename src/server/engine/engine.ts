@@ -19,6 +19,36 @@ export interface ContainerSummary {
   service: string | null;
   workingDir: string | null;
   created: number;
+  /** The networks the container is attached to, each with its IPv4 address there (null when it has none). */
+  networks?: Record<string, string | null>;
+}
+
+/** One IPAM entry of a network. */
+export interface NetworkSubnet {
+  subnet: string;
+  gateway: string | null;
+  range: string | null;
+}
+
+export interface NetworkSummary {
+  id: string;
+  name: string;
+  driver: string;
+  subnets: NetworkSubnet[];
+  /** The host interface of a macvlan network (`parent` option). */
+  parent: string | null;
+  labels: Record<string, string>;
+}
+
+/** A network to create: a bridge, or macvlan on `parent` (the host interface). */
+export interface NetworkSpec {
+  name: string;
+  driver: 'bridge' | 'macvlan';
+  subnet: string | null;
+  gateway: string | null;
+  range: string | null;
+  parent: string | null;
+  labels: Record<string, string>;
 }
 
 export interface EngineInfo {
@@ -68,6 +98,12 @@ export interface Engine {
   listVolumes(opts: { project: string }): Promise<string[]>;
   /** Removes one volume; a volume that is gone already is fine. */
   removeVolume(name: string): Promise<void>;
+  /** Every network of the engine, with its address plan. */
+  listNetworks(): Promise<NetworkSummary[]>;
+  /** Creates a network; the engine's refusal (overlapping pool, unknown interface) is `network_invalid` with its words. */
+  createNetwork(spec: NetworkSpec): Promise<void>;
+  /** Removes a network; one that is gone already is fine, one still in use is `network_in_use`. */
+  removeNetwork(name: string): Promise<void>;
 }
 
 export interface ExecOptions {

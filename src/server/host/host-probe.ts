@@ -5,11 +5,20 @@ import { type HostListeners, parseProbeOutput } from './ports.ts';
 
 /** Why the host could not be read; the port check turns it into its note. */
 export type ProbeFailure = 'image_missing' | 'engine_unreachable' | 'timeout' | 'failed';
-export type ProbeResult = { ok: true; listeners: HostListeners } | { ok: false; reason: ProbeFailure; message: string; image?: string };
+export type ProbeFailed = { ok: false; reason: ProbeFailure; message: string; image?: string };
+export type ProbeResult = { ok: true; listeners: HostListeners } | ProbeFailed;
+/** The host's routing table, neighbour (ARP) table and local addresses, as text, for networks/host-net.ts. */
+export type NetTablesResult = { ok: true; tables: NetTables } | ProbeFailed;
+export interface NetTables {
+  route: string;
+  arp: string;
+  fibTrie: string;
+}
 
-/** Reads the listening sockets of the engine's host. Never throws: a failure is a result. */
+/** Reads the listening sockets and the network tables of the engine's host. Never throws: a failure is a result. */
 export interface HostProbe {
   listeners(): Promise<ProbeResult>;
+  netTables(): Promise<NetTablesResult>;
 }
 
 export interface HostProbeOptions {
@@ -21,9 +30,10 @@ export interface HostProbeOptions {
 }
 
 const TABLES = ['/proc/net/tcp', '/proc/net/tcp6', '/proc/net/udp', '/proc/net/udp6'];
+const NET_TABLES = ['/proc/net/route', '/proc/net/arp', '/proc/net/fib_trie'];
 const MAX_OUTPUT = 8 << 20;
 
-function classify(err: unknown, image: string): ProbeResult {
+function classify(err: unknown, image: string): ProbeFailed {
   const e = err as { statusCode?: number; code?: string };
   const message = errorMessage(err);
   if (e.statusCode === 404 && /image/i.test(message))
@@ -44,10 +54,10 @@ class ProbeTimeout extends Error {}
 export function createHostProbe(opts: HostProbeOptions): HostProbe {
   const { docker, image } = opts;
   const timeoutMs = opts.timeoutMs ?? 5000;
-  async function run(): Promise<string> {
+  async function run(files: string[]): Promise<string> {
     const container = await docker.createContainer({
       Image: image,
-      Cmd: ['tail', '-n', '+1', ...TABLES],
+      Cmd: ['tail', '-n', '+1', ...files],
       User: '65534:65534',
       Labels: { 'kade.probe': 'host-ports', ...opts.labels },
       AttachStdout: true,
@@ -97,27 +107,62 @@ export function createHostProbe(opts: HostProbeOptions): HostProbe {
     }
     return Buffer.concat(chunks).toString('utf8');
   }
+  async function attempt<T>(read: () => Promise<T>): Promise<T | ProbeFailed> {
+    try {
+      return await read();
+    } catch (err) {
+      if (err instanceof ProbeTimeout) return { ok: false, reason: 'timeout', message: err.message };
+      return classify(err, image);
+    }
+  }
   return {
-    async listeners() {
-      try {
-        return { ok: true, listeners: parseProbeOutput(await run()) };
-      } catch (err) {
-        if (err instanceof ProbeTimeout) return { ok: false, reason: 'timeout', message: err.message };
-        return classify(err, image);
-      }
-    },
+    listeners: () => attempt(async () => ({ ok: true as const, listeners: parseProbeOutput(await run(TABLES)) })),
+    netTables: () =>
+      attempt(async () => {
+        const sections = splitTail(await run(NET_TABLES));
+        return {
+          ok: true as const,
+          tables: { route: sections['/proc/net/route'] ?? '', arp: sections['/proc/net/arp'] ?? '', fibTrie: sections['/proc/net/fib_trie'] ?? '' },
+        };
+      }),
   };
+}
+
+/** `tail -n +1 a b` output split by its `==> name <==` headers. */
+function splitTail(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let current: string | null = null;
+  for (const line of text.split('\n')) {
+    const head = /^==> (.+) <==$/.exec(line);
+    if (head?.[1]) {
+      current = head[1];
+      out[current] = '';
+    } else if (current) out[current] += `${line}\n`;
+  }
+  return out;
 }
 
 /**
  * One probe result shared for `ttlMs`: typing a port into a form does not start a container per
  * keystroke, and callers that arrive while a probe runs wait for that same probe.
  */
-export function cachedProbe(probe: HostProbe, opts: { ttlMs?: number; now?: () => number; onFailure?: (r: ProbeResult) => void } = {}): HostProbe {
+export function cachedProbe(probe: HostProbe, opts: { ttlMs?: number; now?: () => number; onFailure?: (r: ProbeFailed) => void } = {}): HostProbe {
   const ttlMs = opts.ttlMs ?? 5000;
   const now = opts.now ?? Date.now;
   let current: { at: number; result: Promise<ProbeResult> } | undefined;
+  let tables: { at: number; result: Promise<NetTablesResult> } | undefined;
   return {
+    netTables() {
+      // The ARP table changes as devices come and go: a short cache only spares a container per keystroke.
+      if (tables && now() - tables.at < ttlMs) return tables.result;
+      const entry = { at: Number.POSITIVE_INFINITY, result: probe.netTables() };
+      tables = entry;
+      void entry.result.then((r) => {
+        entry.at = now();
+        if (!r.ok) opts.onFailure?.(r);
+      });
+      return entry.result;
+    },
     listeners() {
       // `at` is set when the probe ends, so a slow probe is not stale the moment it answers.
       if (current && now() - current.at < ttlMs) return current.result;

@@ -20,7 +20,8 @@ const web: ContainerSummary = {
   created: 0,
 };
 const ok = (tcp: number[], udp: number[] = []): ProbeResult => ({ ok: true, listeners: { tcp: new Set(tcp), udp: new Set(udp) } });
-const fixed = (r: ProbeResult): HostProbe => ({ listeners: async () => r });
+const noTables = async () => ({ ok: false as const, reason: 'failed' as const, message: 'not read in this test' });
+const fixed = (r: ProbeResult): HostProbe => ({ listeners: async () => r, netTables: noTables });
 const engine = (list: ContainerSummary[] | Error) => ({ listContainers: async () => (list instanceof Error ? Promise.reject(list) : list) });
 
 test('a published port names its container and proposes the next port neither source claims', async () => {
@@ -61,6 +62,7 @@ test('the cached probe runs once for concurrent callers and again after its time
   let runs = 0;
   let release: () => void = () => undefined;
   const slow: HostProbe = {
+    netTables: noTables,
     listeners: () =>
       new Promise((resolve) => {
         runs++;
@@ -92,6 +94,7 @@ test('a failed probe is cached too, and reported once', async () => {
   const failures: ProbeResult[] = [];
   const probe = cachedProbe(
     {
+      netTables: noTables,
       listeners: async () => {
         runs++;
         return { ok: false, reason: 'timeout', message: 'slow' };
