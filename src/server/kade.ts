@@ -27,9 +27,12 @@ import type { AppEnv } from './http/context.ts';
 import { createJobLogStore } from './jobs/job-log.ts';
 import { createJobsRepo } from './jobs/jobs.repo.ts';
 import { createJobsService } from './jobs/jobs.service.ts';
+import { createNetworksRepo } from './networks/networks.repo.ts';
+import { createNetworksService } from './networks/networks.service.ts';
+import { createSubnetPool } from './networks/subnet-pool.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
-import { createStacksService } from './stacks/stacks.service.ts';
+import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
 import { createUpdatesService } from './updates/updates.service.ts';
 import { createUpdateChecks, registryCredentials } from './updates/updates-module.ts';
@@ -47,6 +50,8 @@ export interface KadeOptions {
   ownContainerId?: string | null;
   /** Delay of the first background update check after the start; daily after that. */
   firstUpdateCheckMs?: number;
+  /** Extra labels on the shared networks Kade creates (tests mark theirs for cleanup). */
+  networkLabels?: Record<string, string>;
 }
 
 /** The composition root: config → db → adapters → services → http. */
@@ -83,6 +88,30 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     version: config.version,
     clock,
   });
+  const probe = cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
+    onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
+  });
+  // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
+  let stacksRef: StacksService | null = null;
+  const subnets = createSubnetPool({
+    pool: config.appSubnetPool,
+    blockPrefix: 26,
+    engineSubnets: async () => (await engine.listNetworks()).flatMap((n) => n.subnets.map((s) => s.subnet)),
+    recorded: () => stacksRef?.recordedSubnets() ?? [],
+    hostSubnets: () => networks.hostSubnets(),
+  });
+  const networks = createNetworksService({
+    repo: createNetworksRepo(db),
+    engine,
+    probe,
+    settings,
+    pool: subnets,
+    stacksOn: (n) => stacksRef?.usingNetwork(n) ?? [],
+    stackOfProject: (p) => stacksRef?.stackOfProject(p) ?? null,
+    events,
+    clock,
+    ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
+  });
   const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
@@ -107,7 +136,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     logger,
     clock,
     updateState: stackUpdates.state,
+    networks,
+    subnets,
   });
+  stacksRef = stacks;
+  settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   // Before any request: jobs a crash cut off are resolved (a reconfigure rolled back, `up -d`) while holding their app's slot.
   const interrupted = stacks.recoverInterrupted();
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
@@ -126,16 +159,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
   const containers = createContainersService({ dirs: stacks.dirs, engine, events, ownContainerId });
-  const host = createHostService({
-    engine,
-    probe: cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
-      onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
-    }),
-  });
+  const host = createHostService({ engine, probe });
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, updates, imageTags },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, updates, imageTags },
     {
       logger,
       version: config.version,

@@ -28,14 +28,12 @@ export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
 export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
 
 /**
- * Settings stored for features that do not exist yet (backups, disk limits, notifications, shared networks,
+ * Settings stored for features that do not exist yet (backups, disk limits, notifications,
  * Kade's self-update): a PUT that changes one is refused (`setting_not_available`) and the screen marks them.
  * A key leaves this list in the change that makes it take effect (docs/settings.md).
  */
 export const NOT_AVAILABLE_KEYS = [
   'BACKUP_DIR',
-  'SHARED_NETWORK',
-  'APP_NETWORKS',
   'BACKUP_APPDATA',
   'BACKUP_SCHEDULE_MODE',
   'BACKUP_SCHEDULE_DAY',

@@ -56,9 +56,13 @@ export const StackConfig = z.object({
       tag: z.string().nullable(),
       volumes: z.array(ExtraVolume),
       devices: z.array(z.string()),
+      /** Whether the service is on any shared network (older clients read this). */
       shared_network: z.boolean(),
+      /** The shared networks the service joined, with its own address there. */
+      networks: z.array(z.object({ network: z.string(), ip: z.string().nullable() })),
     }),
   ),
+  /** The shared networks the app joined. */
   networks: z.array(z.string()),
 });
 

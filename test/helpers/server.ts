@@ -30,6 +30,8 @@ export async function startTestServer(
     process.cwd(),
   );
   const kade = createKade(config, createLogger(config.logLevel), {
+    // Shared networks a test makes Kade create are removed by cleanupLabelled.
+    networkLabels: { 'kade.test': '1' },
     ...opts.kade,
     peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
   });

@@ -40,6 +40,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'container.stop': 'stop',
   'container.restart': 'restart',
   'container.deleted': 'delete',
+  // Shared networks
+  'network.created': 'add',
+  'network.taken_over': 'add',
+  'network.deleted': 'delete',
   // Backups
   'backup.created': 'backup',
   'backup.failed': 'backup',

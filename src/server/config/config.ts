@@ -10,6 +10,8 @@ export type { ProxyConfig };
 const port = z.coerce.number().int().min(1).max(65535);
 /** The small image whose `tail` reads the host's socket tables for the port check; never pulled by Kade. */
 export const DEFAULT_PROBE_IMAGE = 'busybox:1.37';
+/** Kade's own pool for the apps' project networks, cut into /26 blocks (networks/subnet-pool.ts). */
+export const DEFAULT_APP_SUBNET_POOL = '10.200.0.0/16';
 
 const EnvSchema = z.object({
   BASE_DIR: z.string().min(1).optional(),
@@ -29,6 +31,10 @@ const EnvSchema = z.object({
   SVC_AUTH_PROXY_HEADER: z.string().optional(),
   SVC_AUTH_PROXY_ROLE: z.string().optional(),
   SVC_ALLOWED_HOSTS: z.string().optional(),
+  SVC_APP_SUBNET_POOL: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,3}){3}\/([89]|1\d|2[0-6])$/, 'a CIDR block from /8 to /26, e.g. 10.200.0.0/16')
+    .default(DEFAULT_APP_SUBNET_POOL),
 });
 
 /** Where the engine lives: a unix socket or a tcp host. Never a global; handed to the adapter. */
@@ -58,6 +64,8 @@ export interface Config {
   readonly proxy: ProxyConfig;
   /** Host names (besides this machine's own addresses) accepted while setup is not done. */
   readonly allowedHosts: readonly string[];
+  /** SVC_APP_SUBNET_POOL: the block Kade cuts the apps' project networks from. */
+  readonly appSubnetPool: string;
 }
 
 export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
@@ -106,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     probeImage: e.SVC_PROBE_IMAGE,
     proxy: readProxyConfig(e),
     allowedHosts: readAllowedHosts(e.SVC_ALLOWED_HOSTS),
+    appSubnetPool: e.SVC_APP_SUBNET_POOL,
   });
 }
 

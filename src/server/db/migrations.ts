@@ -74,4 +74,14 @@ export const MIGRATIONS: readonly string[] = [
      WHEN 'stack.deleted' THEN 'delete'
      WHEN 'job.failed' THEN 'job_failed'
      ELSE action END;`,
+  // Shared networks: the address plan of each network Kade created (the names are the SHARED_NETWORK and APP_NETWORKS settings).
+  `CREATE TABLE networks (
+     name TEXT PRIMARY KEY,
+     driver TEXT NOT NULL,
+     subnet TEXT,
+     gateway TEXT,
+     ip_range TEXT,
+     iface TEXT,
+     created_at TEXT NOT NULL
+   );`,
 ];

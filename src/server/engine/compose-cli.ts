@@ -31,7 +31,8 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
 
   async function compose(p: ComposeProject, args: string[], opts: ComposeRunOptions = {}): Promise<string> {
     const v = await variant();
-    const base = ['-p', p.name, '-f', p.file, '--project-directory', p.dir, ...args];
+    const files = [p.file, ...(p.overrides ?? [])].flatMap((f) => ['-f', f]);
+    const base = ['-p', p.name, ...files, '--project-directory', p.dir, ...args];
     const [file, argv] = v === 'v2' ? ['docker', ['compose', ...base]] : ['docker-compose', base];
     const res = await run(file, argv, {
       env: opts.env ? { ...env, ...opts.env } : env,
@@ -43,6 +44,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
     if (res.timedOut) throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' timed out`, { params: { stack: p.name } });
     if (res.code !== 0) {
       const tail = (res.stderr || res.stdout).trim().split('\n').slice(-5).join('\n');
+      if (POOL_EXHAUSTED.test(tail)) throw poolExhausted(p.name, tail);
       throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
     }
     return res.stdout;
@@ -65,4 +67,17 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
       }
     },
   };
+}
+
+/** The engine's words when it has no address block left for a new network (its default pools hold about 30). */
+const POOL_EXHAUSTED = /could not find an available, non-overlapping IPv4 address pool|all predefined address pools have been fully subnetted/i;
+
+function poolExhausted(stack: string, words: string): AppError {
+  return new AppError(
+    'network_pool_exhausted',
+    `the container engine has no free address block left for the network of '${stack}': every block of its address pools is taken by another network. ` +
+      'Remove networks that are no longer used (docker network prune), or give the engine larger pools (default-address-pools in /etc/docker/daemon.json), ' +
+      `or widen Kade's own pool SVC_APP_SUBNET_POOL. The engine said: ${words}`,
+    { params: { stack } },
+  );
 }

@@ -3,6 +3,8 @@ export interface ComposeProject {
   name: string;
   dir: string;
   file: string;
+  /** Files compose reads after `file` (e.g. the networks of an adopted app, kept in Kade's own state). */
+  overrides?: string[];
 }
 
 export interface ComposeRunOptions {

@@ -14,6 +14,7 @@ import { catalogueRoutes } from './routes/catalogue.routes.ts';
 import { containersRoutes } from './routes/containers.routes.ts';
 import { hostRoutes } from './routes/host.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
+import { networksRoutes } from './routes/networks.routes.ts';
 import { policyRoutes } from './routes/policy.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stackConfigRoutes } from './routes/stack-config.routes.ts';
@@ -104,6 +105,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   settingsRoutes(app, services);
   wizardRoutes(app, services);
   hostRoutes(app, services);
+  networksRoutes(app, services);
   updatesRoutes(app, services);
 
   app.doc31('/api/openapi.json', {

@@ -7,6 +7,7 @@ import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
+import type { NetworksService } from '../networks/networks.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
@@ -27,6 +28,7 @@ export interface Services {
   settings: SettingsService;
   wizard: WizardService;
   host: HostService;
+  networks: NetworksService;
   updates: UpdatesService;
   imageTags: ImageTagLookup;
 }

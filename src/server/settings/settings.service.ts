@@ -94,10 +94,33 @@ export function createSettingsService(d: SettingsDeps) {
     }
   }
 
+  // Which apps are on a shared network; set by the composition root once the stacks exist.
+  let networkUsers: (name: string) => string[] = () => [];
+
+  /** A shared network that apps are on stays in the settings: renaming or dropping it would strand them. */
+  function checkNetworks(plan: Plan): void {
+    if (plan.set.SHARED_NETWORK === undefined && plan.set.APP_NETWORKS === undefined) return;
+    const now = state().plain;
+    const before = [now.SHARED_NETWORK, ...now.APP_NETWORKS];
+    const shared = plan.set.SHARED_NETWORK ?? now.SHARED_NETWORK;
+    const apps = Array.isArray(plan.set.APP_NETWORKS) ? plan.set.APP_NETWORKS.map(String) : now.APP_NETWORKS;
+    const after = new Set([String(shared), ...apps]);
+    for (const name of before.filter((n) => !after.has(n))) {
+      const stacks = networkUsers(name);
+      if (stacks.length > 0) {
+        throw new AppError('network_in_use', `network '${name}' cannot be renamed or removed: apps are on it (${stacks.join(', ')}); take them off it first`, {
+          params: { name, stacks: stacks.join(', ') },
+          fields: [plan.set.SHARED_NETWORK !== undefined ? 'SHARED_NETWORK' : 'APP_NETWORKS'],
+        });
+      }
+    }
+  }
+
   function apply(actor: Actor, input: SettingsUpdateT): SettingsT {
     const plan = planUpdate(state(), input, rules.mountedBase);
     checkFolders(plan);
     checkAllowedDirs(plan);
+    checkNetworks(plan);
     if (plan.changed.length > 0) {
       repo.write({ set: plan.set, remove: plan.remove });
       // Only the names of what changed: values of secrets must never reach the audit log.
@@ -157,6 +180,15 @@ export function createSettingsService(d: SettingsDeps) {
     /** Read at each check, so a saved change applies at once. */
     updateCheckEnabled: (): boolean => state().plain.UPDATE_CHECK_ENABLED,
     allowPrivileged: (): PrivilegedPolicy => state().plain.ALLOW_PRIVILEGED_APPS,
+    /** SHARED_NETWORK and APP_NETWORKS as stored now. */
+    sharedNetworks: (): { shared: string; app: readonly string[] } => ({ shared: state().plain.SHARED_NETWORK, app: state().plain.APP_NETWORKS }),
+    /** Written by the networks service, which emits its own event when a network is created or deleted. */
+    setAppNetworks(names: string[]): void {
+      repo.write({ set: { APP_NETWORKS: names }, remove: [] });
+    },
+    setNetworkUsers(fn: (name: string) => string[]): void {
+      networkUsers = fn;
+    },
     pathsInUse: (): Readonly<Record<PathKey, string>> => pathsInUse,
     auth: (): AuthSettingsT => state().auth,
     /** A write-only value for the module that uses it (notifications, self-update); null when not set. */

@@ -72,9 +72,10 @@ function targetOf(v: unknown): string | null {
 
 /**
  * Re-applies the choices of `.svc.json` to a freshly rendered compose document (in place): version tags,
- * extra folders and devices per service, then the shared networks with each service's own address.
+ * extra folders and devices per service, the shared networks with each service's own address, and the
+ * subnets of the project's own networks.
  */
-export function applyChoices(doc: Obj, meta: Pick<StackMetaT, 'services' | 'networks'>): Obj {
+export function applyChoices(doc: Obj, meta: Pick<StackMetaT, 'services' | 'networks' | 'subnets'>): Obj {
   const services = isObj(doc.services) ? doc.services : {};
   const choices = checkChoices(
     Object.fromEntries(Object.entries(meta.services).map(([k, v]) => [k, { tag: v.tag ?? null, volumes: v.volumes ?? [], devices: v.devices ?? [] }])),
@@ -95,28 +96,85 @@ export function applyChoices(doc: Obj, meta: Pick<StackMetaT, 'services' | 'netw
     }
   }
   applyNetworks(doc, services, meta);
+  applySubnets(doc, meta.subnets);
   return doc;
 }
 
+export type NetworkJoins = Record<string, { ip?: string | undefined }>;
+
+/** The shared networks one service joined; the older format (`shared_network` + `ip`) joins every chosen network, the address on the first. */
+export function serviceJoins(meta: Pick<StackMetaT, 'services' | 'networks'>, service: string): NetworkJoins {
+  const c = meta.services[service];
+  if (!c) return {};
+  if (c.networks) return c.networks;
+  if (!c.shared_network) return {};
+  return Object.fromEntries(meta.networks.map((n, i) => [n, i === 0 && c.ip ? { ip: c.ip } : {}]));
+}
+
+/** A service's `networks` as a mapping; a service without the key is on the project's default network. */
+function networksOf(svc: Obj): Obj {
+  if (Array.isArray(svc.networks)) return Object.fromEntries(svc.networks.map((n) => [String(n), null]));
+  if (isObj(svc.networks)) return { ...svc.networks };
+  return { default: null };
+}
+
+/**
+ * The shared networks of `.svc.json` in the compose document: each joining service gets them (with its own
+ * address), the document declares them external. A service with `network_mode` keeps it: it cannot join.
+ */
 function applyNetworks(doc: Obj, services: Obj, meta: Pick<StackMetaT, 'services' | 'networks'>): void {
-  if (meta.networks.length === 0) return;
-  let joined = false;
-  for (const [name, choice] of Object.entries(meta.services)) {
+  const used = new Set<string>();
+  for (const name of Object.keys(meta.services)) {
+    const joins = serviceJoins(meta, name);
     const svc = services[name];
-    if (!choice.shared_network || !isObj(svc)) continue;
-    joined = true;
-    const current: Obj = Array.isArray(svc.networks)
-      ? Object.fromEntries(svc.networks.map((n) => [String(n), null]))
-      : isObj(svc.networks)
-        ? svc.networks
-        : { default: null };
-    meta.networks.forEach((n, i) => {
-      current[n] = i === 0 && choice.ip ? { ipv4_address: choice.ip } : null;
-    });
+    if (!isObj(svc) || Object.keys(joins).length === 0 || svc.network_mode !== undefined) continue;
+    const current = networksOf(svc);
+    for (const [n, j] of Object.entries(joins)) {
+      current[n] = j.ip ? { ipv4_address: j.ip } : null;
+      used.add(n);
+    }
     svc.networks = current;
   }
-  if (!joined) return;
+  if (used.size === 0) return;
   const top = isObj(doc.networks) ? doc.networks : {};
-  for (const n of meta.networks) top[n] = { external: true };
+  for (const n of used) top[n] = { external: true };
+  doc.networks = top;
+}
+
+/**
+ * The compose project's own networks that Kade gives a subnet from its pool: every top-level network that
+ * is not external and has no address plan or other driver, and `default` when a service uses it.
+ */
+export function projectNetworks(doc: Obj): string[] {
+  const top = isObj(doc.networks) ? doc.networks : {};
+  const out = new Set<string>();
+  const plannable = (n: string) => {
+    const def = top[n];
+    if (def === undefined || def === null) return true;
+    if (!isObj(def)) return false;
+    if (def.external) return false;
+    if (def.driver !== undefined && def.driver !== 'bridge') return false;
+    const ipam = isObj(def.ipam) ? def.ipam : null;
+    return !(ipam && Array.isArray(ipam.config) && ipam.config.length > 0);
+  };
+  for (const n of Object.keys(top)) if (n !== 'default' && plannable(n)) out.add(n);
+  const services = isObj(doc.services) ? doc.services : {};
+  for (const svc of Object.values(services)) {
+    if (!isObj(svc) || svc.network_mode !== undefined) continue;
+    if (Object.hasOwn(networksOf(svc), 'default') && plannable('default')) out.add('default');
+  }
+  return [...out].sort();
+}
+
+/** Writes the subnets Kade's pool gave the project's networks into the document's `ipam` blocks. */
+export function applySubnets(doc: Obj, subnets: Record<string, string> | undefined): void {
+  if (!subnets || Object.keys(subnets).length === 0) return;
+  const wanted = new Set(projectNetworks(doc));
+  const top = isObj(doc.networks) ? doc.networks : {};
+  for (const [n, subnet] of Object.entries(subnets)) {
+    if (!wanted.has(n)) continue;
+    const def = isObj(top[n]) ? (top[n] as Obj) : {};
+    top[n] = { ...def, ipam: { ...(isObj(def.ipam) ? def.ipam : {}), config: [{ subnet }] } };
+  }
   doc.networks = top;
 }

@@ -16,7 +16,7 @@ import { resolveValues, toggleId } from '../templates/values.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
 import { appDataValues } from './app-data.ts';
 import { enforceCompose, pathFieldOf } from './bind-policy.ts';
-import { applyChoices, checkChoices } from './choices.ts';
+import { applyChoices, checkChoices, serviceJoins } from './choices.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
 import type { HostSource } from './compose-sources.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
@@ -110,7 +110,8 @@ export function createReconfigure(c: StackContext) {
         tag: choice.tag ?? null,
         volumes: choice.volumes ?? [],
         devices: choice.devices ?? [],
-        shared_network: choice.shared_network ?? false,
+        shared_network: meta ? Object.keys(serviceJoins(meta, svc)).length > 0 : false,
+        networks: meta ? Object.entries(serviceJoins(meta, svc)).map(([network, j]) => ({ network, ip: j.ip ?? null })) : [],
       };
     });
     const repo = meta?.source ? c.catalogue.list().find((r) => r.id === meta.source?.repo) : undefined;
@@ -164,7 +165,7 @@ export function createReconfigure(c: StackContext) {
       };
       for (const k of ['tag', 'volumes', 'devices'] as const) if (services[svc][k] === undefined) delete services[svc][k];
     }
-    applyChoices(doc, { services, networks: meta.networks });
+    applyChoices(doc, { services, networks: meta.networks, subnets: meta.subnets });
 
     const newMeta: StackMetaT = {
       ...meta,

@@ -121,6 +121,8 @@ export function createRecovery(c: StackContext) {
 
   const resolvers: Record<string, Resolver> = {
     'stack.reconfigure': reconfigure,
+    // A connect writes compose and metadata after a snapshot, like a reconfigure: rolled back the same way.
+    'stack.connect': reconfigure,
     'stack.snapshot_restore': snapshotRestore,
     'stack.install': installResolver,
   };

@@ -9,6 +9,15 @@ import type { PrivilegedPolicy } from './compose-policy.ts';
 import type { Snapshots } from './snapshots.ts';
 import type { StackDirs } from './stack-dir.ts';
 
+/** What the stacks need of the shared networks (networks/networks.service.ts). */
+export interface NetworksPort {
+  /** SHARED_NETWORK or an APP_NETWORKS entry. */
+  isKade(name: string): boolean;
+  /** Creates the engine network from its plan when the engine does not have it yet. */
+  ensure(name: string): Promise<void>;
+  subnetOf(name: string): Promise<{ subnet: string | null; range: string | null; gateway: string | null }>;
+}
+
 /** What the parts of the stacks module share: built once by createStacksService. */
 export interface StackContext {
   dirs: StackDirs;
@@ -31,6 +40,7 @@ export interface StackContext {
   allowPrivileged: () => PrivilegedPolicy;
   /** Folder for short-lived files (a compose file being checked before it replaces the real one). */
   tmpDir: string;
+  networks: NetworksPort;
   /** `compose up` and wait until the containers run (or say why not). */
   up(p: ComposeProject, ctx: JobContext): Promise<void>;
 }

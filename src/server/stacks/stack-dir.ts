@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isSafeName } from '../../shared/names.ts';
 import { AppError, notFound } from '../core/errors.ts';
@@ -32,6 +32,8 @@ export function checkName(name: string): void {
 export function createStackDirs(libraryDir: string, stateDir: string) {
   const adoptedDir = join(stateDir, 'adopted');
   const adoptedMetaPath = (name: string) => join(adoptedDir, `${name}.json`);
+  /** The shared networks of an adopted app, as a compose file read after the user's own (never written into their folder). */
+  const adoptedOverridePath = (name: string) => join(adoptedDir, `${name}.networks.yml`);
 
   /** Null when no app of that name exists; the name must have been checked. */
   function find(name: string): StackLocation | null {
@@ -65,7 +67,8 @@ export function createStackDirs(libraryDir: string, stateDir: string) {
   function project(loc: StackLocation): ComposeProject {
     if (!loc.composeFile) throw new AppError('conflict', `app '${loc.name}' has no compose file`, { params: { stack: loc.name } });
     const name = loc.adopted ? (meta(loc)?.adopted?.project ?? loc.name) : loc.name;
-    return { name, dir: loc.dir, file: loc.composeFile };
+    const override = loc.adopted ? adoptedOverridePath(loc.name) : null;
+    return { name, dir: loc.dir, file: loc.composeFile, ...(override && existsSync(override) ? { overrides: [override] } : {}) };
   }
 
   /** Every adopted app with the folder it refers to. */
@@ -82,7 +85,7 @@ export function createStackDirs(libraryDir: string, stateDir: string) {
     });
   }
 
-  return { libraryDir, adoptedDir, adoptedMetaPath, find, locate, meta, project, adoptedPaths };
+  return { libraryDir, adoptedDir, adoptedMetaPath, adoptedOverridePath, find, locate, meta, project, adoptedPaths };
 }
 
 export type StackDirs = ReturnType<typeof createStackDirs>;

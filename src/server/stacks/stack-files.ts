@@ -23,11 +23,16 @@ export const StackMeta = z.object({
       tag: z.string().optional(),
       volumes: z.array(z.object({ host: z.string(), container: z.string(), read_only: z.boolean() })).optional(),
       devices: z.array(z.string()).optional(),
-      /** The service's own address on the first chosen shared network. */
+      /** Older format: the service's own address on the first chosen shared network (see `networks`). */
       ip: z.string().optional(),
+      /** The shared networks this service joined, each with its own address when one was chosen. */
+      networks: z.record(z.string(), z.object({ ip: z.string().optional() })).optional(),
     }),
   ),
+  /** The shared networks the app joined (SHARED_NETWORK, APP_NETWORKS). */
   networks: z.array(z.string()),
+  /** The subnet Kade's own pool gave each network of the app's compose project (`default` included). */
+  subnets: z.record(z.string(), z.string()).optional(),
   /** Set for an app adopted from outside: the user's folder and the compose project its containers carry. */
   adopted: z.object({ path: z.string(), project: z.string() }).optional(),
   web: z.object({ scheme: z.string(), port: z.number(), path: z.string() }).nullable(),

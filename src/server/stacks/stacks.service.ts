@@ -1,30 +1,35 @@
 import { accessSync, constants, existsSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
 import type { FieldValue } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { requireRole } from '../core/authorize.ts';
-import { AppError } from '../core/errors.ts';
+import { AppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { SubnetPool } from '../networks/subnet-pool.ts';
+import { stringifyCompose } from '../templates/yaml-out.ts';
 import { createAdopt } from './adopt.ts';
 import { type AppData, appDataOf, appDataValues } from './app-data.ts';
 import { type BindRules, enforceCompose, pathFieldOf } from './bind-policy.ts';
+import { applySubnets, projectNetworks, serviceJoins } from './choices.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
+import { createConnect } from './connect.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
-import { prepareInstall, writeStackDir } from './install.ts';
-import { groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
+import { type PreparedInstall, prepareInstall, writeStackDir } from './install.ts';
+import { adoptedProjects, groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createRecovery } from './recovery.ts';
 import { createSnapshots } from './snapshots.ts';
-import type { StackContext } from './stack-context.ts';
+import type { NetworksPort, StackContext } from './stack-context.ts';
 import { checkName, createStackDirs, type StackLocation } from './stack-dir.ts';
 import { readTextOrEmpty } from './stack-files.ts';
 import { waitUntilUp } from './wait.ts';
@@ -55,7 +60,19 @@ export interface StacksDeps {
   updateState?: (name: string) => StackT['update'];
   /** ALLOW_PRIVILEGED_APPS as it is now: who may install an app with powers over the host (compose-policy.ts). */
   allowPrivileged?: () => PrivilegedPolicy;
+  /** The shared networks apps join (networks/); without it no network is known. */
+  networks?: NetworksPort;
+  /** Kade's own address pool for the apps' project networks; without it the engine's default pools are used. */
+  subnets?: SubnetPool;
 }
+
+const NO_NETWORKS: NetworksPort = {
+  isKade: () => false,
+  ensure: async (name) => {
+    throw notFound('network', name);
+  },
+  subnetOf: async () => ({ subnet: null, range: null, gateway: null }),
+};
 
 export type StackOp = 'start' | 'stop' | 'restart';
 
@@ -159,7 +176,14 @@ export function createStacksService(d: StacksDeps) {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
       if (existsSync(dirOf(req.name))) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name } });
-      const dir = writeStackDir(d.libraryDir, prepared, await d.compose.variant());
+      const withSubnets = await planSubnets(req.name, prepared);
+      if (Object.keys(withSubnets.meta.subnets ?? {}).length > 0)
+        ctx.log(
+          `networks of the app: ${Object.entries(withSubnets.meta.subnets ?? {})
+            .map(([n, s]) => `${n} ${s}`)
+            .join(', ')}`,
+        );
+      const dir = writeStackDir(d.libraryDir, withSubnets, await d.compose.variant());
       ctx.log(`wrote ${dir}`);
       failpoint('install.folder');
       ctx.progress(0.2);
@@ -173,6 +197,42 @@ export function createStacksService(d: StacksDeps) {
         throw err;
       }
     });
+  }
+
+  /** Each network of the app's compose project gets a block of Kade's own pool (subnet-pool.ts), kept in `.svc.json`. */
+  async function planSubnets(name: string, prepared: PreparedInstall): Promise<PreparedInstall> {
+    if (!d.subnets) return prepared;
+    const doc = parse(prepared.render.compose) as Record<string, unknown>;
+    const wanted = projectNetworks(doc);
+    if (wanted.length === 0) return prepared;
+    d.subnets.release(name);
+    const subnets = await d.subnets.allocate(name, wanted);
+    applySubnets(doc, subnets);
+    return { ...prepared, render: { ...prepared.render, compose: stringifyCompose(doc) }, meta: { ...prepared.meta, subnets } };
+  }
+
+  /** The subnets recorded by every app, so Kade's pool never hands one out twice. */
+  function recordedSubnets(): string[] {
+    return stackNames(d.libraryDir).flatMap((n) => {
+      const loc = dirs.find(n);
+      return Object.values((loc ? dirs.meta(loc)?.subnets : undefined) ?? {});
+    });
+  }
+
+  /** The apps whose metadata joins a shared network. */
+  function usingNetwork(network: string): string[] {
+    return stackNames(d.libraryDir).filter((n) => {
+      const loc = dirs.find(n);
+      const meta = loc ? dirs.meta(loc) : null;
+      return meta !== null && (meta.networks.includes(network) || Object.keys(meta.services).some((s) => Object.hasOwn(serviceJoins(meta, s), network)));
+    });
+  }
+
+  /** The app a compose project belongs to: its own name, or an adopted app's. */
+  function stackOfProject(projectName: string): string | null {
+    const adopted = adoptedProjects(dirs).get(projectName);
+    if (adopted) return adopted;
+    return dirs.find(projectName) ? projectName : null;
   }
 
   async function up(p: ComposeProject, ctx: JobContext): Promise<void> {
@@ -232,6 +292,7 @@ export function createStacksService(d: StacksDeps) {
         // Only the reference goes: the user's folder and the running containers stay as they are.
         unlinkSync(loc.path);
         rmSync(loc.metaPath, { force: true });
+        rmSync(dirs.adoptedOverridePath(name), { force: true });
         ctx.log(`removed the reference ${loc.path}; ${loc.dir} and its containers are untouched`);
       } else {
         // Exactly what GET /api/stacks/<name>/data lists, read before anything goes.
@@ -293,6 +354,7 @@ export function createStacksService(d: StacksDeps) {
     binds,
     tmpDir: join(d.stateDir, 'tmp'),
     allowPrivileged,
+    networks: d.networks ?? NO_NETWORKS,
     up,
   };
   const reconfigure = createReconfigure(context);
@@ -300,6 +362,7 @@ export function createStacksService(d: StacksDeps) {
   const credentials = createCredentials(context, (name) => reconfigure.templateFields(dirs.locate(name)));
   const adopt = createAdopt(context);
   const recovery = createRecovery(context);
+  const { connect } = createConnect(context);
 
   return {
     list,
@@ -314,6 +377,10 @@ export function createStacksService(d: StacksDeps) {
     powers: createAppPowers({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, allowPrivileged }),
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
+    connect,
+    usingNetwork,
+    stackOfProject,
+    recordedSubnets,
     credentials,
     adopt,
     ...editors,

@@ -17,6 +17,8 @@ const DETAIL_HELPS = new Set([
   'forbidden_path',
   'db_password_failed',
   'disk_full',
+  'network_invalid',
+  'network_pool_exhausted',
   'internal',
   'unexpected',
 ]);

@@ -138,6 +138,8 @@ export const enAdmin = {
   'settings.timezone': 'Time zone (TIMEZONE)',
   'settings.timezone_hint': 'A name such as Europe/Amsterdam. Apps without a time zone field of their own get it as TZ.',
   'settings.networks': 'Networks',
+  'settings.networks_intro':
+    'The networks apps can join to reach each other by name. Create networks with their own subnet, range or host interface on the Networks screen; a network that apps are on cannot be renamed or removed here.',
   'settings.shared_network': 'Shared network (SHARED_NETWORK)',
   'settings.network_hint': 'Letters, digits, _ . and -, at most 63 characters.',
   'settings.app_networks': 'Other shared networks (APP_NETWORKS)',

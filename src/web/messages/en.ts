@@ -169,6 +169,9 @@ export const en = {
   'error.setting_not_available': '{field} cannot be saved yet: the feature it belongs to is not available yet.',
   'error.compose_refused': 'The compose file is refused: {where} sets the label {label}, which only Kade and compose may set.',
   'error.app_powers_refused': 'This app asks for powers over the host ({powers}); only an admin may install or change it.',
+  'error.network_invalid': 'The network cannot be made this way.',
+  'error.network_in_use': 'Network {name} is in use by {stacks}: take those apps off it first.',
+  'error.network_pool_exhausted': 'There is no free address block left for the network of {stack}.',
   'error.disk_full': 'There is not enough disk space.',
   'error.not_implemented': 'Kade cannot do this yet: {feature}.',
   'error.library_unreadable':

@@ -138,6 +138,8 @@ export const nlAdmin = {
   'settings.timezone': 'Tijdzone (TIMEZONE)',
   'settings.timezone_hint': 'Een naam zoals Europe/Amsterdam. Apps zonder eigen tijdzoneveld krijgen hem als TZ.',
   'settings.networks': 'Netwerken',
+  'settings.networks_intro':
+    'De netwerken waar apps zich bij kunnen aansluiten om elkaar op naam te bereiken. Netwerken met een eigen subnet, bereik of hostinterface maak je op het scherm Netwerken; een netwerk waar apps op zitten kan hier niet worden hernoemd of verwijderd.',
   'settings.shared_network': 'Gedeeld netwerk (SHARED_NETWORK)',
   'settings.network_hint': 'Letters, cijfers, _ . en -, hooguit 63 tekens.',
   'settings.app_networks': 'Andere gedeelde netwerken (APP_NETWORKS)',

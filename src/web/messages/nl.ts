@@ -167,6 +167,9 @@ export const nl: Record<MessageKey, string> = {
   'error.setting_not_available': '{field} kan nog niet worden opgeslagen: de functie waar het bij hoort is nog niet beschikbaar.',
   'error.compose_refused': 'Het compose-bestand wordt geweigerd: {where} zet het label {label}, dat alleen Kade en compose mogen zetten.',
   'error.app_powers_refused': 'Deze app vraagt macht over de host ({powers}); alleen een beheerder mag hem installeren of wijzigen.',
+  'error.network_invalid': 'Het netwerk kan zo niet worden gemaakt.',
+  'error.network_in_use': 'Netwerk {name} wordt gebruikt door {stacks}: haal die apps er eerst af.',
+  'error.network_pool_exhausted': 'Er is geen vrij adresblok meer over voor het netwerk van {stack}.',
   'error.disk_full': 'Er is niet genoeg schijfruimte.',
   'error.not_implemented': 'Dit kan Kade nog niet: {feature}.',
   'error.library_unreadable':

@@ -26,7 +26,7 @@ export function TimeSection(p: SectionProps) {
  * (setting_not_available) and the screen names them instead of offering inputs.
  */
 export function NotAvailableSection() {
-  const items: MessageKey[] = ['settings.networks', 'settings.backups', 'settings.not_available_backup_dir', 'settings.notify', 'settings.update_channel'];
+  const items: MessageKey[] = ['settings.backups', 'settings.not_available_backup_dir', 'settings.notify', 'settings.update_channel'];
   return (
     <Section id="settings-not-available" title={t('settings.not_available')} intro={t('settings.not_available_intro')}>
       <ul class="plain-list muted">
@@ -34,6 +34,16 @@ export function NotAvailableSection() {
           <li key={k}>{t(k)}</li>
         ))}
       </ul>
+    </Section>
+  );
+}
+
+/** The names of the shared networks apps can join; their address plans are made on the Networks screen. */
+export function NetworksSection(p: SectionProps) {
+  return (
+    <Section id="settings-networks" title={t('settings.networks')} intro={t('settings.networks_intro')}>
+      <TextInput label={t('settings.shared_network')} hint={t('settings.network_hint')} {...p.text('SHARED_NETWORK')} />
+      <TextInput label={t('settings.app_networks')} hint={t('settings.app_networks_hint')} {...p.text('APP_NETWORKS')} />
     </Section>
   );
 }

@@ -45,8 +45,9 @@ test('the request leaves kept secrets out, sends numbers as numbers, every servi
       volumes: [{ host: ' /srv/a ', container: '/a ', read_only: true }],
       devices: [' /dev/ttyUSB0'],
       shared_network: false,
+      networks: [],
     },
-    { name: 'worker', image: 'x:1', tag: '2', volumes: [], devices: [], shared_network: false },
+    { name: 'worker', image: 'x:1', tag: '2', volumes: [], devices: [], shared_network: false, networks: [] },
   ]);
   const changed = { ...extras, worker: { tag: null, volumes: [], devices: [] } };
   const body = reconfigureBody(t, { port: '8081', pw: '' }, new Set(['pw']), changed, extras);
