@@ -50,6 +50,9 @@ export const IpCheck = z.object({
   free: z.boolean(),
   reasons: z.array(NetworkProblem),
   proposal: z.string().nullable(),
+  /** False when the host's neighbour table could not be read: `free` then holds for the engine only, and `note` says why. */
+  host_inspected: z.boolean(),
+  note: z.string().optional(),
 });
 export type IpCheckT = z.infer<typeof IpCheck>;
 

@@ -9,7 +9,7 @@ import { useEngineSuite } from '../helpers/engine-suite.ts';
 
 // Shared networks on the real engine (issue 13): a bridge with its own subnet, two apps that join it and
 // reach each other by name, an own address the engine refuses (files back byte for byte), a macvlan
-// network on a dummy interface, and an address a host neighbour holds. The tests build on each other.
+// network on a dummy (or veth) interface the test makes, and an address a host neighbour holds. The tests build on each other.
 const execFileP = promisify(execFile);
 const A = 'kadetest-net-a';
 const B = 'kadetest-net-b';
@@ -166,7 +166,8 @@ test('a network in use cannot be deleted; after both leave it, it can', async ()
 });
 
 test('a network on a host interface is macvlan; an address a host neighbour holds is not free', async () => {
-  await ip(['link', 'add', DUMMY, 'type', 'dummy']);
+  // A dummy interface where the kernel has the module; else one end of a veth pair (sandboxed kernels).
+  await ip(['link', 'add', DUMMY, 'type', 'dummy']).catch(() => ip(['link', 'add', DUMMY, 'type', 'veth', 'peer', 'name', `${DUMMY}p`]));
   await ip(['link', 'set', DUMMY, 'up']);
   await ip(['addr', 'add', '10.251.9.1/24', 'dev', DUMMY]);
   await ip(['neigh', 'add', '10.251.9.200', 'lladdr', '02:00:00:00:00:c8', 'dev', DUMMY, 'nud', 'permanent']);

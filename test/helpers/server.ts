@@ -26,7 +26,14 @@ export async function startTestServer(
   const baseDir = opts.baseDir ?? join(root, 'base');
   const stateDir = opts.stateDir ?? join(root, 'state');
   const config = loadConfig(
-    { SVC_LOG_LEVEL: process.env.KADE_TEST_LOG ?? 'silent', ...opts.env, BASE_DIR: baseDir, SVC_DATA: stateDir, SVC_PORT: '1' },
+    {
+      SVC_LOG_LEVEL: process.env.KADE_TEST_LOG ?? 'silent',
+      SVC_PROBE_IMAGE: 'kade-test/busybox:1',
+      ...opts.env,
+      BASE_DIR: baseDir,
+      SVC_DATA: stateDir,
+      SVC_PORT: '1',
+    },
     process.cwd(),
   );
   const kade = createKade(config, createLogger(config.logLevel), {

@@ -236,21 +236,9 @@ export function createNetworksService(d: NetworksDeps) {
     const plan = await subnetOf(name);
     const wanted = ip.trim();
     const n = parseIPv4(wanted);
-    if (n === null)
-      return {
-        ip: wanted,
-        free: false,
-        reasons: [problem('invalid_ip', `'${wanted}' is not an IPv4 address such as 192.168.1.20`, { ip: wanted })],
-        proposal: null,
-      };
-    if (!plan.subnet) {
-      return {
-        ip: wanted,
-        free: false,
-        reasons: [problem('no_subnet', `network '${name}' has no subnet yet, so no address can be chosen on it`, { network: name })],
-        proposal: null,
-      };
-    }
+    const early = (p: NetworkProblemT): IpCheckT => ({ ip: wanted, free: false, reasons: [p], proposal: null, host_inspected: false });
+    if (n === null) return early(problem('invalid_ip', `'${wanted}' is not an IPv4 address such as 192.168.1.20`, { ip: wanted }));
+    if (!plan.subnet) return early(problem('no_subnet', `network '${name}' has no subnet yet, so no address can be chosen on it`, { network: name }));
     const [containers, tables] = await Promise.all([d.engine.listContainers(), hostTables()]);
     const used = new Map<number, string>();
     for (const c of containers) {
@@ -278,7 +266,16 @@ export function createNetworksService(d: NetworksDeps) {
       );
     const taken = new Set<number>([...used.keys(), ...arp.keys()]);
     const proposal = reasons.length === 0 ? null : proposeFree({ subnet: plan.subnet, range: plan.range, gateway: plan.gateway, taken, near: n }).ip;
-    return { ip: wanted, free: reasons.length === 0, reasons, proposal };
+    return {
+      ip: wanted,
+      free: reasons.length === 0,
+      reasons,
+      proposal,
+      host_inspected: tables.ok,
+      ...(tables.ok
+        ? {}
+        : { note: `The host's neighbour (ARP) table could not be read (${tables.message}): a device on the LAN may still hold this address.` }),
+    };
   }
 
   return {
