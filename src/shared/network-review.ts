@@ -165,6 +165,8 @@ export function reviewNetwork(input: ReviewInput, ctx: ReviewContext): NetworkRe
   }
   const reserved = sub.prefix <= 30 ? [subFirst, subLast] : [];
   if (gateway !== null) reserved.push(gateway);
+  // Without a gateway the engine makes the bridge's first address its gateway; a macvlan network has none of its own.
+  else if (!rawGateway && !iface && sub.prefix <= 30) reserved.push(subFirst + 1);
   const inPool = (n: number) => n >= poolFirst && n < poolFirst + poolSize;
   const taken = new Set(reserved.filter(inPool));
   const usable = (range ? poolSize : usableCount(sub.cidr) + (sub.prefix <= 30 ? 2 : 0)) - taken.size;
