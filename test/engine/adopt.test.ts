@@ -134,6 +134,45 @@ test('the adopted app is operated with its own project: stop, start and restart 
   assert.match(compose.body.content, /kade-test\/busybox:1/);
 });
 
+test('an adopted app joins a shared network and leaves it without a byte written into its folder', async () => {
+  const net = 'kadetest-adopt-lan';
+  const created = await suite.api.post('/api/networks', { name: net, subnet: '10.251.11.0/24' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const before = fingerprint(dir).filter((l) => !l.startsWith('/data/'));
+  const networksOf = async () => {
+    const id = (await suite.api.get<{ containers: { id: string }[] }>(`/api/stacks/${name}`)).body.containers[0]?.id ?? '';
+    const { stdout } = await execFileP('docker', ['inspect', '--format', '{{json .NetworkSettings.Networks}}', id], { timeout: 30_000 });
+    return Object.keys(JSON.parse(stdout) as Record<string, unknown>);
+  };
+  const join1 = await suite.api.post<{ job: { id: string } }>(`/api/stacks/${name}/connect`, { network: net, services: ['app'], ip: '10.251.11.40' });
+  assert.equal(join1.status, 202, JSON.stringify(join1.body));
+  const j = await suite.api.waitJob(join1.body.job.id);
+  assert.equal(j.state, 'succeeded', j.log.join('\n'));
+  const joined = await networksOf();
+  assert.ok(joined.includes(net), `on ${net}: ${joined.join(', ')}`);
+  assert.ok(
+    joined.some((n) => n !== net),
+    'and still on its own default network',
+  );
+  assert.deepEqual(
+    fingerprint(dir).filter((l) => !l.startsWith('/data/')),
+    before,
+    'the user folder is untouched',
+  );
+  const cfg = await suite.api.get(`/api/stacks/${name}/config`);
+  assert.deepEqual(cfg.body.networks, [net]);
+
+  const leave = await suite.api.post<{ job: { id: string } }>(`/api/stacks/${name}/connect`, { network: net, disconnect: true });
+  const l = await suite.api.waitJob(leave.body.job.id);
+  assert.equal(l.state, 'succeeded', l.log.join('\n'));
+  assert.ok(!(await networksOf()).includes(net));
+  assert.deepEqual(
+    fingerprint(dir).filter((x) => !x.startsWith('/data/')),
+    before,
+  );
+  assert.equal((await suite.api.del(`/api/networks/${net}`)).status, 204);
+});
+
 test('deleting an adopted app removes only the reference: folder and containers stay', async () => {
   const before = fingerprint(dir);
   const refused = await suite.api.call('DELETE', `/api/stacks/${name}?remove_data=1`);

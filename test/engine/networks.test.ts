@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { contains } from '../../src/shared/cidr.ts';
+import { ApiClient } from '../helpers/client.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 
 // Shared networks on the real engine (issue 13): a bridge with its own subnet, two apps that join it and
@@ -197,4 +198,40 @@ test('a network on a host interface is macvlan; an address a host neighbour hold
 
   const gone = await suite.api.del(`/api/networks/${MACVLAN}`);
   assert.equal(gone.status, 204);
+});
+
+test('a network the engine has but Kade does not is listed and can be taken over; the host network is detected', async () => {
+  const outsider = 'kadetest-outsider';
+  await docker(['network', 'create', '--label', 'kade.test=1', '--subnet', '10.251.12.0/24', outsider]);
+  const list = await suite.api.get('/api/networks');
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  assert.equal(list.body.networks.find((n: { name: string }) => n.name === outsider)?.kind, 'engine');
+  assert.ok(!list.body.networks.some((n: { name: string }) => n.name === `${A}_default`), 'project networks of apps are not offered');
+  assert.equal(list.body.host_error, null);
+  assert.equal(typeof list.body.host?.interface, 'string', JSON.stringify(list.body.host));
+  assert.match(list.body.host.subnet, /^\d+\.\d+\.\d+\.\d+\/\d+$/);
+
+  const taken = await suite.api.post('/api/networks', { name: outsider, take_over: true });
+  assert.equal(taken.status, 201, JSON.stringify(taken.body));
+  assert.equal(taken.body.network.kind, 'app');
+  assert.equal(taken.body.network.subnet, '10.251.12.0/24');
+  const again = await suite.api.get('/api/networks');
+  assert.equal(again.body.networks.find((n: { name: string }) => n.name === outsider)?.kind, 'app');
+  assert.equal((await suite.api.del(`/api/networks/${outsider}`)).status, 204);
+  await assert.rejects(docker(['network', 'inspect', outsider]));
+});
+
+test('viewers and operators may look but not create or delete networks', async () => {
+  for (const role of ['viewer', 'operator'] as const) {
+    const made = await suite.api.post('/api/users', { name: `net-${role}`, password: 'correct-horse-battery-2', role });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+  }
+  for (const role of ['viewer', 'operator'] as const) {
+    const c = new ApiClient(suite.kade.url);
+    await c.loginAs(`net-${role}`, 'correct-horse-battery-2');
+    assert.equal((await c.get('/api/networks')).status, 200);
+    assert.equal((await c.post('/api/networks', { name: 'kadetest-nope', subnet: '10.251.13.0/24' })).status, 403);
+    assert.equal((await c.post('/api/networks/review', { subnet: '10.251.13.0/24' })).status, role === 'viewer' ? 403 : 200);
+    assert.equal((await c.post(`/api/stacks/${A}/connect`, { network: 'kadetest-nope' })).status, role === 'viewer' ? 403 : 404);
+  }
 });
