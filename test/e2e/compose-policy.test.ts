@@ -112,10 +112,10 @@ describe('settings that take effect', () => {
     assert.equal(await host.getByLabel('Who may install apps with powers over the host (ALLOW_PRIVILEGED_APPS)').inputValue(), 'admins');
     assert.equal(await page.getByLabel(/UPDATE_CHECK_ENABLED/).isChecked(), true);
     const later = page.getByRole('region', { name: 'Not available yet' });
-    for (const item of ['Networks', 'Backups and disk space', 'Backup folder (BACKUP_DIR)', 'Notifications', 'Update channel (UPDATE_CHANNEL)']) {
+    for (const item of ['Backups and disk space', 'Backup folder (BACKUP_DIR)', 'Notifications', 'Update channel (UPDATE_CHANNEL)']) {
       await visible(later.getByText(item, { exact: true }));
     }
-    await hasCount(page.locator('[name="UPDATE_CHANNEL"], [name="DISK_WARN_PCT"], [name="APP_NETWORKS"], [name="BACKUP_OFFSITE_DIR"]'), 0);
+    await hasCount(page.locator('[name="UPDATE_CHANNEL"], [name="DISK_WARN_PCT"], [name="BACKUP_OFFSITE_DIR"]'), 0);
     await shoot(page, 'settings-effective');
   });
 

@@ -129,6 +129,11 @@ test('two apps on one shared network reach each other by container name; members
     JSON.stringify(check.body),
   );
   assert.ok(check.body.proposal && check.body.proposal !== '10.251.7.50', JSON.stringify(check.body));
+  // A network apps are on stays in the settings: dropping it from APP_NETWORKS is refused naming them.
+  const drop = await suite.api.put('/api/settings', { APP_NETWORKS: [] });
+  assert.equal(drop.status, 409, JSON.stringify(drop.body));
+  assert.equal(drop.body.code, 'network_in_use');
+  assert.match(drop.body.detail, new RegExp(`${A}, ${B}`));
   const outside = await suite.api.get(`/api/networks/${BRIDGE}/ip-check?ip=10.9.9.9`);
   assert.equal(outside.body.free, false);
   assert.equal(outside.body.reasons[0].code, 'outside_subnet');

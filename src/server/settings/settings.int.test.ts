@@ -173,8 +173,6 @@ describe('PUT /api/settings', () => {
       BACKUP_APPDATA: false,
       DISK_WARN_PCT: 80,
       DISK_MIN_FREE_GB: 1,
-      SHARED_NETWORK: 'other_net',
-      APP_NETWORKS: ['frontend'],
       UPDATE_CHANNEL: 'beta',
       NOTIFY_EMAIL_PASSWORD: 'smtp-secret',
     };
@@ -188,6 +186,15 @@ describe('PUT /api/settings', () => {
     // Nothing of a refused request was saved, not even the valid key beside it.
     assert.deepEqual((await suite.admin.get('/api/settings')).body, before);
     assert.equal((await suite.admin.put('/api/settings', before)).status, 200);
+  });
+
+  test('the shared network names are saved and take effect for the network routes', async () => {
+    const r = await suite.admin.put('/api/settings', { SHARED_NETWORK: 'other_net', APP_NETWORKS: ['frontend'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.SHARED_NETWORK, 'other_net');
+    assert.deepEqual(r.body.APP_NETWORKS, ['frontend']);
+    const back = await suite.admin.put('/api/settings', { SHARED_NETWORK: 'svc_shared', APP_NETWORKS: [] });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
   });
 
   test('AUTH is read-only: a change is refused naming the field; sending it back unchanged is fine', async () => {
