@@ -37,7 +37,9 @@ export function createSubnetPool(d: SubnetPoolDeps): SubnetPool {
 
   async function pick(owner: string, names: string[]): Promise<Record<string, string>> {
     if (names.length === 0) return {};
-    const [engine, host] = await Promise.all([d.engineSubnets(), d.hostSubnets ? d.hostSubnets().catch(() => []) : Promise.resolve([])]);
+    // An engine that cannot be asked cannot start the app either: its install fails at `up` with that reason, and
+    // keeps its folder for a retry; the block chosen meanwhile is still clear of every app Kade knows.
+    const [engine, host] = await Promise.all([d.engineSubnets().catch(() => []), d.hostSubnets ? d.hostSubnets().catch(() => []) : Promise.resolve([])]);
     const taken = [...engine, ...host, ...d.recorded(), ...[...reserved.values()].flat()];
     const size = 2 ** (32 - d.blockPrefix);
     const count = 2 ** (d.blockPrefix - (pool?.prefix ?? 0));

@@ -176,19 +176,15 @@ export function createStacksService(d: StacksDeps) {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
       if (existsSync(dirOf(req.name))) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name } });
-      const withSubnets = await planSubnets(req.name, prepared);
-      if (Object.keys(withSubnets.meta.subnets ?? {}).length > 0)
-        ctx.log(
-          `networks of the app: ${Object.entries(withSubnets.meta.subnets ?? {})
-            .map(([n, s]) => `${n} ${s}`)
-            .join(', ')}`,
-        );
-      const dir = writeStackDir(d.libraryDir, withSubnets, await d.compose.variant());
-      ctx.log(`wrote ${dir}`);
-      failpoint('install.folder');
-      ctx.progress(0.2);
-      const p = project(req.name);
       try {
+        const withSubnets = await planSubnets(req.name, prepared);
+        const subnets = Object.entries(withSubnets.meta.subnets ?? {});
+        if (subnets.length > 0) ctx.log(`networks of the app: ${subnets.map(([n, s]) => `${n} ${s}`).join(', ')}`);
+        const dir = writeStackDir(d.libraryDir, withSubnets, await d.compose.variant());
+        ctx.log(`wrote ${dir}`);
+        failpoint('install.folder');
+        ctx.progress(0.2);
+        const p = project(req.name);
         await d.compose.validate(p);
         await up(p, ctx);
         d.events.emit({ type: 'stack.installed', actor, source: 'store', target: req.name, status: 'ok', detail: { repo: req.repo, app: req.app } });
