@@ -1,0 +1,438 @@
+/**
+ * Backups (SPEC: Backup archive; flows backup, restore): one archive per backup holding the app's folder,
+ * its data folder and a dump per database; listed from BACKUP_DIR (the files are the truth), verified,
+ * downloaded, deleted, restored with the old state put back on any failure, copied offsite, pruned.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { BackupT, DiskStateT } from '../../shared/backups.ts';
+import { BACKUP_ID } from '../../shared/backups.ts';
+import type { JobT } from '../../shared/api.ts';
+import { requireRole } from '../core/authorize.ts';
+import { AppError, errorMessage, notFound } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+
+/** What the backups need of the apps (stacks/). */
+export interface BackupStacks {
+  /** The app's folder (a link's target for an adopted app), its compose project and whether Kade owns the folder. */
+  locate(name: string): { dir: string; adopted: boolean; project: ComposeProject | null; libraryPath: string };
+  /** The databases of the app: per service the running container (null when stopped) and what to dump. */
+  databases(name: string): Promise<DatabaseTarget[]>;
+  /** `compose up` and wait until the containers run. */
+  up(p: ComposeProject, ctx: JobContext): Promise<void>;
+}
+
+export interface DatabaseTarget {
+  service: string;
+  kind: string;
+  containerId: string | null;
+  /** A dump of the running database, streamed. */
+  dump(): Promise<{ stream: NodeJS.ReadableStream; done: Promise<void> }>;
+  /** Waits until the database answers twice, then loads a dump into it. */
+  load(stream: NodeJS.ReadableStream): Promise<void>;
+}
+
+/** The archive format (archive.ts), behind the few calls the service makes. */
+export interface ArchiveIO {
+  write(opts: {
+    dest: string;
+    stackDir: string;
+    appdataDir: string | null;
+    dumps: { name: string; stream: () => Promise<NodeJS.ReadableStream> }[];
+    meta: Record<string, unknown>;
+    onSkip: (path: string, reason: string) => void;
+  }): Promise<{ skipped: { path: string; reason: string }[] }>;
+  verify(path: string): Promise<{ ok: boolean; problems: string[] }>;
+  /** Validates every entry first (refusing hostile ones with nothing written), then extracts into a new folder. */
+  extract(path: string, target: string): Promise<void>;
+}
+
+export interface BackupSettings {
+  backupDir: string;
+  dataDir: string;
+  libraryDir: string;
+  appdata(): boolean;
+  minFreeGb(): number;
+  warnPct(): number;
+  offsiteDir(): string;
+  retention(): { count: number; days: number };
+}
+
+export interface BackupsDeps {
+  stacks: BackupStacks;
+  archive: ArchiveIO;
+  settings: BackupSettings;
+  engine: Pick<Engine, 'listContainers'>;
+  compose: Compose;
+  jobs: JobsService;
+  events: EventBus;
+  clock: () => Date;
+}
+
+const EXT = '.tar.gz';
+const META_EXT = `${EXT}.json`;
+
+/** Bytes below a folder (links not followed); unreadable parts count as nothing. */
+function sizeOf(path: string): number {
+  let total = 0;
+  const stack = [path];
+  while (stack.length > 0) {
+    const p = stack.pop() as string;
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) {
+      try {
+        for (const n of readdirSync(p)) stack.push(join(p, n));
+      } catch {
+        // unreadable: the backup lists it as skipped
+      }
+    } else if (st.isFile()) total += st.size;
+  }
+  return total;
+}
+
+const GB = 1024 ** 3;
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+export function createBackupsService(d: BackupsDeps) {
+  const dir = d.settings.backupDir;
+  const archivePath = (id: string) => join(dir, `${id}${EXT}`);
+  const metaPath = (id: string) => join(dir, `${id}${META_EXT}`);
+
+  function readRecord(id: string): BackupT | null {
+    try {
+      const m = JSON.parse(readFileSync(metaPath(id), 'utf8')) as Record<string, unknown>;
+      const size = existsSync(archivePath(id)) ? lstatSync(archivePath(id)).size : 0;
+      const meta = (m.meta ?? m) as Record<string, unknown>;
+      return {
+        id,
+        stack: String(meta.stack ?? ''),
+        created_at: String(meta.created_at ?? m.created_at ?? ''),
+        size,
+        verified: typeof m.verified === 'boolean' ? m.verified : null,
+        verified_at: typeof m.verified_at === 'string' ? m.verified_at : null,
+        skipped: Array.isArray(m.skipped) ? (m.skipped as { path: string; reason: string }[]) : [],
+        databases: Array.isArray(meta.databases) ? (meta.databases as { service: string; kind: string }[]) : [],
+        reason: String(meta.reason ?? 'manual'),
+        appdata: meta.appdata !== false,
+        offsite: typeof m.offsite === 'string' ? m.offsite : null,
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Updates fields of the metadata file beside an archive (verification, offsite copy). */
+  function annotate(id: string, fields: Record<string, unknown>): void {
+    const m = JSON.parse(readFileSync(metaPath(id), 'utf8')) as Record<string, unknown>;
+    writeFileAtomic(metaPath(id), `${JSON.stringify({ ...m, ...fields }, null, 2)}\n`, 0o600);
+  }
+
+  function list(actor: Actor, stack?: string): BackupT[] {
+    requireRole(actor, 'viewer', 'the backups');
+    return records(stack);
+  }
+
+  /** Every backup in BACKUP_DIR (of one app), newest first. */
+  function records(stack?: string): BackupT[] {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => n.endsWith(META_EXT))
+      .map((n) => n.slice(0, -META_EXT.length))
+      .filter((id) => BACKUP_ID.test(id))
+      .map(readRecord)
+      .filter((b): b is BackupT => b !== null && (!stack || b.stack === stack))
+      .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
+  }
+
+  function get(id: string): BackupT {
+    if (!BACKUP_ID.test(id)) throw notFound('backup', id);
+    const b = readRecord(id);
+    if (!b || !existsSync(archivePath(id))) throw notFound('backup', id);
+    return b;
+  }
+
+  function disk(): DiskStateT {
+    mkdirSync(dir, { recursive: true });
+    const s = statfsSync(dir);
+    const total = s.blocks * s.bsize;
+    const free = s.bavail * s.bsize;
+    return {
+      path: dir,
+      total,
+      free,
+      used_pct: total > 0 ? Math.round(((total - free) / total) * 1000) / 10 : 0,
+      warn_pct: d.settings.warnPct(),
+      min_free_gb: d.settings.minFreeGb(),
+    };
+  }
+
+  /** SPEC Limits: refused before writing when the backup would leave less than DISK_MIN_FREE_GB free. */
+  function checkSpace(stack: string, stackDir: string): void {
+    const appdata = d.settings.appdata() ? sizeOf(join(d.settings.dataDir, stack)) : 0;
+    const needed = sizeOf(stackDir) + appdata;
+    const state = disk();
+    const keep = d.settings.minFreeGb() * GB;
+    if (state.free - needed < keep) {
+      const gb = (n: number) => `${(n / GB).toFixed(2)} GB`;
+      throw new AppError(
+        'disk_full',
+        `not enough disk space for a backup of '${stack}': it needs up to ${gb(needed)}, ${gb(state.free)} is free in ${dir} and ${gb(keep)} must stay free (DISK_MIN_FREE_GB)`,
+        { params: { stack, needed, free: state.free, min_free: keep } },
+      );
+    }
+  }
+
+  function newId(stack: string): string {
+    const base = `${stack}-${stamp(d.clock())}`;
+    if (!existsSync(archivePath(base)) && !existsSync(metaPath(base))) return base;
+    for (let n = 2; n < 1000; n++) {
+      const id = `${base}-${n}`;
+      if (!existsSync(archivePath(id)) && !existsSync(metaPath(id))) return id;
+    }
+    throw new AppError('conflict', `too many backups of '${stack}' in one second`, { params: { stack } });
+  }
+
+  /**
+   * The backup itself, inside a job that holds the app's slot (its own, or an update's or delete's that backs up
+   * first). A stopped database is a warning; unreadable files are listed and the rest continues.
+   */
+  async function run(stack: string, reason: string, ctx: JobContext): Promise<BackupT> {
+    const loc = d.stacks.locate(stack);
+    checkSpace(stack, loc.dir);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const id = newId(stack);
+    const dbs = await d.stacks.databases(stack);
+    const dumps: { name: string; stream: () => Promise<NodeJS.ReadableStream> }[] = [];
+    const dumped: { service: string; kind: string }[] = [];
+    const pending: Promise<void>[] = [];
+    for (const db of dbs) {
+      if (!db.containerId) {
+        ctx.log(`warning: the ${db.kind} database of service '${db.service}' is stopped, so it was not dumped; its files are in the app data only`);
+        continue;
+      }
+      dumped.push({ service: db.service, kind: db.kind });
+      dumps.push({
+        name: `${db.service}.sql`,
+        stream: async () => {
+          const { stream, done } = await db.dump();
+          pending.push(done);
+          return stream;
+        },
+      });
+    }
+    const appdataDir = d.settings.appdata() && !loc.adopted ? join(d.settings.dataDir, stack) : null;
+    const meta = { stack, id, created_at: d.clock().toISOString(), reason, appdata: appdataDir !== null, databases: dumped, adopted: loc.adopted };
+    ctx.log(`backing up '${stack}' to ${archivePath(id)}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`);
+    const written = await d.archive.write({
+      dest: archivePath(id),
+      stackDir: loc.dir,
+      appdataDir: appdataDir && existsSync(appdataDir) ? appdataDir : null,
+      dumps,
+      meta,
+      onSkip: (path, why) => ctx.log(`skipped ${path}: ${why}`),
+    });
+    await Promise.all(pending);
+    ctx.progress(0.7);
+    const check = await d.archive.verify(archivePath(id));
+    annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
+    ctx.log(check.ok ? 'the archive was read back and every entry matches its checksum' : `verification failed: ${check.problems.join('; ')}`);
+    if (written.skipped.length > 0) ctx.log(`${written.skipped.length} file(s) could not be read and are listed in the backup`);
+    await copyOffsite(id, ctx);
+    prune(stack, ctx);
+    return get(id);
+  }
+
+  async function copyOffsite(id: string, ctx: JobContext): Promise<void> {
+    const target = d.settings.offsiteDir().trim();
+    if (!target) return;
+    try {
+      mkdirSync(target, { recursive: true });
+      const size = lstatSync(archivePath(id)).size + lstatSync(metaPath(id)).size;
+      const s = statfsSync(target);
+      if (s.bavail * s.bsize < size) throw new Error(`${target} has ${s.bavail * s.bsize} bytes free and the backup needs ${size}`);
+      for (const f of [archivePath(id), metaPath(id)]) {
+        const tmp = join(target, `.${basename(f)}.${randomBytes(4).toString('hex')}.tmp`);
+        await copyFile(f, tmp);
+        renameSync(tmp, join(target, basename(f)));
+      }
+      annotate(id, { offsite: join(target, basename(archivePath(id))) });
+      ctx.log(`copied to ${target}`);
+    } catch (err) {
+      annotate(id, { offsite: `not copied: ${errorMessage(err)}` });
+      ctx.log(`warning: the offsite copy to ${target} failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Retention by count and age per app; the newest backup of an app always stays. */
+  function prune(stack: string, ctx: JobContext | null): string[] {
+    const { count, days } = d.settings.retention();
+    const mine = records(stack);
+    const now = d.clock().getTime();
+    const gone: string[] = [];
+    mine.forEach((b, i) => {
+      if (i === 0) return;
+      const tooMany = count > 0 && i >= count;
+      const tooOld = days > 0 && now - Date.parse(b.created_at) > days * 86_400_000;
+      if (!tooMany && !tooOld) return;
+      rmSync(archivePath(b.id), { force: true });
+      rmSync(metaPath(b.id), { force: true });
+      gone.push(b.id);
+      ctx?.log(`removed ${b.id} (retention: ${tooMany ? `more than ${count} kept` : `older than ${days} days`})`);
+    });
+    return gone;
+  }
+
+  function create(actor: Actor, stack: string, reason = 'manual'): JobT {
+    requireRole(actor, 'operator', 'backing up');
+    const loc = d.stacks.locate(stack);
+    // Refused before the job and before writing anything (507 naming the sizes).
+    checkSpace(stack, loc.dir);
+    return d.jobs.start({ kind: 'backup.create', stack, actor }, async (ctx) => {
+      try {
+        const b = await run(stack, reason, ctx);
+        d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
+      } catch (err) {
+        d.events.emit({ type: 'backup.failed', actor, source: 'backups', target: stack, status: 'failed', detail: { reason, error: errorMessage(err) } });
+        throw err;
+      }
+    });
+  }
+
+  /** A backup first (before update or delete): a failure is a warning and the action goes on. */
+  async function backupFirst(stack: string, reason: string, ctx: JobContext, actor: Actor | null): Promise<void> {
+    try {
+      const b = await run(stack, reason, ctx);
+      d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
+    } catch (err) {
+      ctx.log(`warning: the backup before ${reason} failed (${errorMessage(err)}); going on without it`);
+      d.events.emit({ type: 'backup.failed', actor, source: 'backups', target: stack, status: 'failed', detail: { reason, error: errorMessage(err) } });
+    }
+  }
+
+  function verify(actor: Actor, id: string): JobT {
+    requireRole(actor, 'operator', 'verifying a backup');
+    const b = get(id);
+    return d.jobs.start({ kind: 'backup.verify', stack: null, actor }, async (ctx) => {
+      const r = await d.archive.verify(archivePath(id));
+      annotate(id, { verified: r.ok, verified_at: d.clock().toISOString() });
+      d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id } });
+      if (!r.ok) throw new AppError('validation', `backup ${id} failed verification: ${r.problems.join('; ')}`, { params: { id } });
+      ctx.log(`backup ${id} verified: every entry matches its checksum`);
+    });
+  }
+
+  function download(actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number } {
+    requireRole(actor, 'operator', 'downloading a backup');
+    const b = get(id);
+    return { stream: createReadStream(archivePath(id)), name: `${id}${EXT}`, size: b.size };
+  }
+
+  function remove(actor: Actor, id: string): void {
+    requireRole(actor, 'operator', 'deleting a backup');
+    const b = get(id);
+    rmSync(archivePath(id), { force: true });
+    rmSync(metaPath(id), { force: true });
+    d.events.emit({ type: 'backup.deleted', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
+  }
+
+  /**
+   * Restore: verified first; extracted into a new folder (hostile entries refused with nothing written); the app
+   * stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded. Any failure
+   * puts the moved-aside state back and starts it again.
+   */
+  function restore(actor: Actor, id: string): JobT {
+    requireRole(actor, 'operator', 'restoring a backup');
+    const b = get(id);
+    const loc = d.stacks.locate(b.stack);
+    if (loc.adopted) {
+      throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
+        params: { stack: b.stack },
+      });
+    }
+    return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
+      const check = await d.archive.verify(archivePath(id));
+      annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
+      if (!check.ok) throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
+      ctx.log(`backup ${id} verified`);
+      const tag = randomBytes(4).toString('hex');
+      const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
+      await d.archive.extract(archivePath(id), staging);
+      ctx.log('archive extracted into a staging folder');
+      ctx.progress(0.2);
+      const liveStack = loc.libraryPath;
+      const liveData = join(d.settings.dataDir, b.stack);
+      const aside = { stack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`), data: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`) };
+      const restoredData = existsSync(join(staging, 'appdata'));
+      const moved: { from: string; to: string }[] = [];
+      const move = (from: string, to: string) => {
+        renameSync(from, to);
+        moved.push({ from, to });
+      };
+      const oldProject = loc.project;
+      try {
+        if (oldProject) {
+          ctx.log('stopping the app');
+          await d.compose.stop(oldProject, { onOutput: (t) => ctx.log(t) });
+        }
+        if (existsSync(liveStack)) move(liveStack, aside.stack);
+        if (restoredData && existsSync(liveData)) move(liveData, aside.data);
+        move(join(staging, 'stack'), liveStack);
+        if (restoredData) move(join(staging, 'appdata'), liveData);
+        ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
+        const now = d.stacks.locate(b.stack);
+        if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
+        await d.stacks.up(now.project, ctx);
+        ctx.progress(0.6);
+        const dumpsDir = join(staging, 'dumps');
+        if (existsSync(dumpsDir)) {
+          const dbs = await d.stacks.databases(b.stack);
+          for (const file of readdirSync(dumpsDir)) {
+            const service = file.replace(/\.sql$/, '');
+            const db = dbs.find((x) => x.service === service);
+            if (!db?.containerId) throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
+            ctx.log(`loading the dump of '${service}' once the database answers`);
+            await db.load(createReadStream(join(dumpsDir, file)));
+            ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
+          }
+        }
+      } catch (err) {
+        ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
+        const now = existsSync(liveStack) ? d.stacks.locate(b.stack) : null;
+        if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
+        for (const m of [...moved].reverse()) {
+          // What came from the staging folder is dropped; what was moved aside goes back where it was.
+          if (m.from.startsWith(staging)) rmSync(m.to, { recursive: true, force: true });
+          else renameSync(m.to, m.from);
+        }
+        const back = d.stacks.locate(b.stack);
+        if (back.project) await d.stacks.up(back.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+        ctx.log('the previous state is back');
+        rmSync(staging, { recursive: true, force: true });
+        d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
+        throw err;
+      }
+      for (const p of [aside.stack, aside.data, staging]) rmSync(p, { recursive: true, force: true });
+      d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
+    });
+  }
+
+  return { list, get, disk, create, backupFirst, verify, download, remove, restore, prune, run };
+}
+
+export type BackupsService = ReturnType<typeof createBackupsService>;
