@@ -1,0 +1,102 @@
+/**
+ * Scheduled backups (SPEC Settings: BACKUP_SCHEDULE_*): daily, or weekly on BACKUP_SCHEDULE_DAY, at an hour of
+ * the server's local time. A round backs up every app in turn; an app whose slot is busy is skipped and said.
+ * The time of the last round is kept in SVC_DATA, so a restart neither repeats nor forgets a round.
+ */
+import { readFileSync } from 'node:fs';
+import { errorMessage } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/fs-atomic.ts';
+import type { Logger } from '../core/logger.ts';
+
+export interface ScheduleSettings {
+  mode: 'off' | 'daily' | 'weekly';
+  day: number;
+  hour: number;
+}
+
+/** The last moment at or before `now` when a round was due; null when the schedule is off. */
+export function lastDue(s: ScheduleSettings, now: Date): Date | null {
+  if (s.mode === 'off') return null;
+  const due = new Date(now);
+  due.setHours(s.hour, 0, 0, 0);
+  if (due > now) due.setDate(due.getDate() - 1);
+  if (s.mode === 'weekly') while (due.getDay() !== s.day) due.setDate(due.getDate() - 1);
+  return due;
+}
+
+/** The next round after `now`; null when off. */
+export function nextRun(s: ScheduleSettings, now: Date): Date | null {
+  if (s.mode === 'off') return null;
+  const next = new Date(now);
+  next.setHours(s.hour, 0, 0, 0);
+  if (next <= now) next.setDate(next.getDate() + 1);
+  if (s.mode === 'weekly') while (next.getDay() !== s.day) next.setDate(next.getDate() + 1);
+  return next;
+}
+
+export interface ScheduleDeps {
+  settings: () => ScheduleSettings;
+  apps: () => string[];
+  /** Starts a backup of one app and waits for it; throws `slot_busy` when the app is busy. */
+  backup: (stack: string) => Promise<'ok' | 'busy' | 'failed'>;
+  stateFile: string;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export function createBackupSchedule(d: ScheduleDeps) {
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const lastRound = (): number => {
+    try {
+      return Date.parse((JSON.parse(readFileSync(d.stateFile, 'utf8')) as { last_round: string }).last_round) || 0;
+    } catch {
+      return 0;
+    }
+  };
+
+  /** One round now: every app in turn. Returns what happened per app. */
+  async function round(): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const app of d.apps()) {
+      try {
+        out[app] = await d.backup(app);
+      } catch (err) {
+        out[app] = 'failed';
+        d.logger.warn({ app, err: errorMessage(err) }, 'scheduled backup failed');
+      }
+      if (out[app] === 'busy') d.logger.info({ app }, 'scheduled backup skipped: the app is busy with another job');
+    }
+    return out;
+  }
+
+  /** Runs a round when one is due and has not run yet; called every minute. */
+  async function tick(): Promise<Record<string, string> | null> {
+    if (running) return null;
+    const now = d.clock();
+    const due = lastDue(d.settings(), now);
+    // A schedule switched on (or a first start) does not back up at once for a round long past: only one due within the hour.
+    if (!due || lastRound() >= due.getTime() || now.getTime() - due.getTime() > 3_600_000) return null;
+    running = true;
+    try {
+      writeFileAtomic(d.stateFile, `${JSON.stringify({ last_round: now.toISOString() })}\n`, 0o600);
+      return await round();
+    } finally {
+      running = false;
+    }
+  }
+
+  return {
+    tick,
+    round,
+    next: () => nextRun(d.settings(), d.clock()),
+    start(everyMs = 60_000) {
+      timer = setInterval(() => void tick(), everyMs);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
