@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import type { JobT } from '../../shared/api.ts';
 import type { BackupT, DiskStateT } from '../../shared/backups.ts';
 import { BACKUP_ID } from '../../shared/backups.ts';
-import type { JobT } from '../../shared/api.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
@@ -238,7 +238,9 @@ export function createBackupsService(d: BackupsDeps) {
     }
     const appdataDir = d.settings.appdata() && !loc.adopted ? join(d.settings.dataDir, stack) : null;
     const meta = { stack, id, created_at: d.clock().toISOString(), reason, appdata: appdataDir !== null, databases: dumped, adopted: loc.adopted };
-    ctx.log(`backing up '${stack}' to ${archivePath(id)}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`);
+    ctx.log(
+      `backing up '${stack}' to ${archivePath(id)}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`,
+    );
     const written = await d.archive.write({
       dest: archivePath(id),
       stackDir: loc.dir,
@@ -368,7 +370,8 @@ export function createBackupsService(d: BackupsDeps) {
     return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
       const check = await d.archive.verify(archivePath(id));
       annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
-      if (!check.ok) throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
+      if (!check.ok)
+        throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
       ctx.log(`backup ${id} verified`);
       const tag = randomBytes(4).toString('hex');
       const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
@@ -405,7 +408,8 @@ export function createBackupsService(d: BackupsDeps) {
           for (const file of readdirSync(dumpsDir)) {
             const service = file.replace(/\.sql$/, '');
             const db = dbs.find((x) => x.service === service);
-            if (!db?.containerId) throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
+            if (!db?.containerId)
+              throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
             ctx.log(`loading the dump of '${service}' once the database answers`);
             await db.load(createReadStream(join(dumpsDir, file)));
             ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
