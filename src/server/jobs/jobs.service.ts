@@ -216,6 +216,21 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       bus.on(id, fn);
       return () => bus.off(id, fn);
     },
+    /** Resolves with the job once it has ended. */
+    wait(id: string): Promise<JobT> {
+      return new Promise((resolve) => {
+        const check = () => {
+          const j = get(id);
+          if (j.state === 'running' || j.state === 'queued') return false;
+          stop();
+          resolve(j);
+          return true;
+        };
+        bus.on(id, check);
+        const stop = () => bus.off(id, check);
+        check();
+      });
+    },
     /** Waits for running jobs (tests and a clean shutdown). */
     async idle(): Promise<void> {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -180,6 +180,21 @@ export function createSettingsService(d: SettingsDeps) {
     /** Read at each check, so a saved change applies at once. */
     updateCheckEnabled: (): boolean => state().plain.UPDATE_CHECK_ENABLED,
     allowPrivileged: (): PrivilegedPolicy => state().plain.ALLOW_PRIVILEGED_APPS,
+    /** The backup settings as stored now (read at each use, so a saved change applies at once). */
+    backupSettings() {
+      const p = state().plain;
+      return {
+        BACKUP_APPDATA: p.BACKUP_APPDATA,
+        BACKUP_SCHEDULE_MODE: p.BACKUP_SCHEDULE_MODE,
+        BACKUP_SCHEDULE_DAY: p.BACKUP_SCHEDULE_DAY,
+        BACKUP_SCHEDULE_HOUR: p.BACKUP_SCHEDULE_HOUR,
+        BACKUP_RETENTION_COUNT: p.BACKUP_RETENTION_COUNT,
+        BACKUP_RETENTION_DAYS: p.BACKUP_RETENTION_DAYS,
+        DISK_MIN_FREE_GB: p.DISK_MIN_FREE_GB,
+        DISK_WARN_PCT: p.DISK_WARN_PCT,
+        BACKUP_OFFSITE_DIR: p.BACKUP_OFFSITE_DIR,
+      };
+    },
     /** SHARED_NETWORK and APP_NETWORKS as stored now. */
     sharedNetworks: (): { shared: string; app: readonly string[] } => ({ shared: state().plain.SHARED_NETWORK, app: state().plain.APP_NETWORKS }),
     /** Written by the networks service, which emits its own event when a network is created or deleted. */
