@@ -123,3 +123,88 @@ test('a proposal is free, never the network, broadcast or gateway address, and f
   // A tiny block: the /32 itself.
   assert.equal(proposeFree({ subnet: '10.0.2.7/32', taken: none }).ip, '10.0.2.7');
 });
+
+test('ruim and krap agree with a search of every aligned block, for every pair of addresses in a /26', () => {
+  const base = ip('10.9.8.0');
+  // Every aligned block of 10.9.8.0/26, largest first, lowest first among equals.
+  const blocks: { first: number; last: number; cidr: string }[] = [];
+  for (let prefix = 26; prefix <= 32; prefix++) {
+    const size = 2 ** (32 - prefix);
+    for (let at = 0; at < 64; at += size) blocks.push({ first: base + at, last: base + at + size - 1, cidr: `${formatIPv4(base + at)}/${prefix}` });
+  }
+  let pairs = 0;
+  for (let a = 0; a < 64; a++) {
+    for (let b = 0; b < 64; b++) {
+      const [lo, hi] = [base + Math.min(a, b), base + Math.max(a, b)];
+      const r = rangeBlocks(formatIPv4(base + a), formatIPv4(base + b));
+      assert.ok(r);
+      const holding = blocks.filter((x) => x.first <= lo && x.last >= hi);
+      const smallest = holding[holding.length - 1];
+      const inside = blocks.find((x) => x.first >= lo && x.last <= hi);
+      assert.equal(r.ruim.cidr, smallest?.cidr, `ruim of ${a}-${b}`);
+      assert.equal(r.krap.cidr, inside?.cidr, `krap of ${a}-${b}`);
+      assert.equal(r.ruim.gained, r.ruim.addresses - (hi - lo + 1));
+      assert.equal(r.krap.missing, hi - lo + 1 - r.krap.addresses);
+      assert.equal(isAligned(lo, hi), r.ruim.gained === 0 && r.krap.missing === 0, `aligned ${a}-${b}`);
+      pairs++;
+    }
+  }
+  assert.equal(pairs, 4096);
+});
+
+test('ruim and krap across block boundaries far apart', () => {
+  const r = rangeBlocks('10.255.255.255', '11.0.0.0');
+  assert.deepEqual(r, {
+    ruim: { cidr: '10.0.0.0/7', addresses: 2 ** 25, gained: 2 ** 25 - 2 },
+    krap: { cidr: '10.255.255.255/32', addresses: 1, missing: 1 },
+  });
+  const lan = rangeBlocks('192.168.0.1', '192.168.3.254');
+  assert.equal(lan?.ruim.cidr, '192.168.0.0/22');
+  assert.equal(lan?.krap.cidr, '192.168.1.0/24');
+  assert.equal(lan?.krap.missing, 1022 - 256);
+  assert.equal(rangeBlocks('10.0.0.1', '10.0.0.1/32'), null);
+  assert.equal(rangeBlocks('', '10.0.0.1'), null);
+});
+
+test('a proposal walks outward from the wished address in the order near, near+1, near-1, near+2, ...', () => {
+  const at = (s: string) => ip(`10.0.3.${s}`);
+  const busy = new Set([100, 101, 99, 102, 98, 103].map((n) => at(String(n))));
+  assert.deepEqual(proposeFree({ subnet: '10.0.3.0/24', taken: busy, near: at('100') }), { ip: '10.0.3.97', steps: 7 });
+  busy.delete(at('103'));
+  assert.deepEqual(proposeFree({ subnet: '10.0.3.0/24', taken: busy, near: at('100') }), { ip: '10.0.3.103', steps: 6 });
+  // The wished address is the gateway: the next one is proposed.
+  assert.deepEqual(proposeFree({ subnet: '10.0.3.0/24', gateway: '10.0.3.1', taken: new Set(), near: at('1') }), { ip: '10.0.3.2', steps: 2 });
+  // Against the low edge of the range the walk goes on upward only, and every step is one candidate.
+  const low = new Set([64, 65, 66, 67, 68].map((n) => at(String(n))));
+  assert.deepEqual(proposeFree({ subnet: '10.0.3.0/24', range: '10.0.3.64/26', taken: low, near: at('64') }), { ip: '10.0.3.69', steps: 6 });
+});
+
+test('a proposal in a fully taken small range stops when the range is spent', () => {
+  const range = new Set([ip('10.0.4.8'), ip('10.0.4.9'), ip('10.0.4.10'), ip('10.0.4.11')]);
+  assert.deepEqual(proposeFree({ subnet: '10.0.4.0/24', range: '10.0.4.8/30', taken: range, near: ip('10.0.4.9') }), { ip: null, steps: 4 });
+  assert.deepEqual(proposeFree({ subnet: 'nonsense', taken: new Set() }), { ip: null, steps: 0 });
+});
+
+test('whatever is taken, a proposal is free, inside the range, not reserved, and takes at most sixteen steps', () => {
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const sub = ip('10.0.5.0');
+  for (let round = 0; round < 500; round++) {
+    const taken = new Set<number>();
+    const density = random();
+    for (let n = 0; n < 64; n++) if (random() < density) taken.add(sub + n);
+    const near = sub + Math.floor(random() * 80) - 8;
+    const r = proposeFree({ subnet: '10.0.5.0/26', gateway: '10.0.5.1', taken, near });
+    assert.ok(r.steps >= 1 && r.steps <= PROPOSAL_STEPS);
+    if (r.ip === null) {
+      assert.equal(r.steps, PROPOSAL_STEPS, 'a /26 always has sixteen candidates to examine');
+      continue;
+    }
+    const n = ip(r.ip);
+    assert.ok(contains('10.0.5.0/26', r.ip));
+    assert.ok(!taken.has(n) && n !== sub && n !== sub + 63 && n !== sub + 1, `${r.ip} is not free`);
+  }
+});

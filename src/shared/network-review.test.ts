@@ -81,3 +81,51 @@ test('the smallest networks: a /30 has two usable addresses, one with a gateway'
   assert.equal(reviewNetwork({ subnet: '10.0.0.0/30' }, none).usable, 1);
   assert.equal(reviewNetwork({ subnet: '10.0.0.0/30', gateway: '10.0.0.1' }, none).usable, 1);
 });
+
+test('every problem carries params and names its values', () => {
+  const ctx = { hostNetworks: [{ name: 'eth0', subnet: '192.168.1.0/24' }], engineNetworks: [{ name: 'kade_default', subnet: '10.200.0.0/26' }] };
+  const host = reviewNetwork({ subnet: '192.168.1.0/25' }, ctx).errors[0];
+  assert.match(host?.message ?? '', /eth0/);
+  assert.equal(host?.params.name, 'eth0');
+  const engine = reviewNetwork({ subnet: '10.200.0.0/16' }, ctx).errors[0];
+  assert.match(engine?.message ?? '', /kade_default/);
+  assert.equal(engine?.params.other, '10.200.0.0/26');
+  const gw = reviewNetwork({ subnet: '10.0.0.0/24', gateway: '10.0.0.255' }, none).errors[0];
+  assert.equal(gw?.params.which, 'broadcast');
+  assert.match(gw?.message ?? '', /10\.0\.0\.255/);
+});
+
+test('the large-range warning counts the range when there is one, and only above 4096 addresses', () => {
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/20' }, none).warnings), []);
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/19' }, none).warnings), ['range_large']);
+  const wide = reviewNetwork({ subnet: '10.0.0.0/16', range: '10.0.32.0/19' }, none);
+  assert.deepEqual(codes(wide.warnings), ['range_large']);
+  assert.equal(wide.warnings[0]?.params.addresses, 8192);
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/16', range: '10.0.32.0/20' }, none).warnings), []);
+});
+
+test('a from-to range: aligned is read as its block, bad addresses are invalid, either order', () => {
+  const r = reviewNetwork({ subnet: '10.0.0.0/24', range: '10.0.0.191-10.0.0.128' }, none);
+  assert.equal(r.normalised.range, '10.0.0.128/26');
+  assert.deepEqual(codes(r.warnings), ['range_normalised']);
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/24', range: '10.0.0.1-10.0.0.300' }, none).errors), ['range_invalid']);
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/24', range: '10.0.0.127-10.0.0.128' }, none).errors), ['range_not_aligned']);
+  assert.deepEqual(codes(reviewNetwork({ subnet: '10.0.0.0/24', range: '10.0.1.0-10.0.1.63' }, none).errors), ['range_outside_subnet']);
+});
+
+test('a macvlan network on its LAN: no overlap error, but a range is recommended when missing', () => {
+  const ctx = { hostNetworks: [{ name: 'eth0', subnet: '192.168.1.0/24' }], engineNetworks: [] };
+  const r = reviewNetwork({ subnet: '192.168.1.0/24', gateway: '192.168.1.1', interface: 'eth0' }, ctx);
+  assert.equal(r.ok, true);
+  assert.deepEqual(codes(r.warnings), ['range_recommended']);
+  assert.equal(r.usable, 253);
+  assert.equal(r.warnings[0]?.params.interface, 'eth0');
+});
+
+test('a range that only holds reserved addresses leaves nothing usable', () => {
+  const r = reviewNetwork({ subnet: '10.0.0.0/29', gateway: '10.0.0.1', range: '10.0.0.0/31' }, none);
+  assert.equal(r.ok, true);
+  assert.equal(r.usable, 0);
+  assert.equal(r.first, null);
+  assert.equal(r.last, null);
+});
