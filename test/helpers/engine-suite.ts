@@ -20,7 +20,7 @@ function started<T>(value: T | undefined, what: string): T {
  * Registers the file's hooks: a real Kade against the real engine, the `basic` fixture repo served
  * over git, and an admin logged in. Test resources are removed before and after, also after a failed start.
  */
-export function useEngineSuite(): EngineSuite {
+export function useEngineSuite(opts: { env?: Record<string, string>; logTo?: NodeJS.WritableStream } = {}): EngineSuite {
   let git: GitServer | undefined;
   let kade: TestServer | undefined;
   let api: ApiClient | undefined;
@@ -29,7 +29,7 @@ export function useEngineSuite(): EngineSuite {
     await cleanupLabelled();
     git = await startGitServer();
     await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-    kade = await startTestServer();
+    kade = await startTestServer(opts);
     api = new ApiClient(kade.url);
     await api.loginAs();
   });

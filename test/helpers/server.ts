@@ -20,7 +20,14 @@ export interface TestServer {
  * restart on the same state (the folders are then left for the caller to remove).
  */
 export async function startTestServer(
-  opts: { env?: Record<string, string>; stateDir?: string; baseDir?: string; kade?: Omit<KadeOptions, 'peerAddress'> } = {},
+  opts: {
+    env?: Record<string, string>;
+    stateDir?: string;
+    baseDir?: string;
+    kade?: Omit<KadeOptions, 'peerAddress'>;
+    /** Where Kade's own log goes (a test reads it); with SVC_LOG_LEVEL in `env` for its level. */
+    logTo?: NodeJS.WritableStream;
+  } = {},
 ): Promise<TestServer> {
   const root = mkdtempSync(join(tmpdir(), 'kade-test-'));
   const baseDir = opts.baseDir ?? join(root, 'base');
@@ -36,7 +43,7 @@ export async function startTestServer(
     },
     process.cwd(),
   );
-  const kade = createKade(config, createLogger(config.logLevel), {
+  const kade = createKade(config, createLogger(config.logLevel, opts.logTo), {
     // Shared networks a test makes Kade create are removed by cleanupLabelled.
     networkLabels: { 'kade.test': '1' },
     ...opts.kade,

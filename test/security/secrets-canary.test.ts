@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { ApiClient } from '../helpers/client.ts';
@@ -17,7 +18,13 @@ const TOKEN_CANARY = 'CANARY-repo-t0ken-3312';
 const SETTING_CANARY = 'CANARY-registry-t0ken-9902';
 const STACK = 'kadetest-canary-sweep';
 const PASSWORD = 'canary-password-1';
-const suite = useEngineSuite();
+// Kade's own log at its most detailed level, read by the sweep like any other output.
+let serverLog = '';
+const logSink = new PassThrough();
+logSink.setEncoding('utf8').on('data', (t: string) => {
+  serverLog += t;
+});
+const suite = useEngineSuite({ env: { SVC_LOG_LEVEL: 'trace' }, logTo: logSink });
 const as: Record<'viewer' | 'operator', ApiClient> = {} as never;
 let ids: Record<string, string>;
 
@@ -122,4 +129,10 @@ test('the job log, the audit log and the metadata file hold no canary', async ()
   assert.deepEqual(leaks(meta), []);
   const env = readFileSync(join(suite.kade.baseDir, 'stacks', STACK, '.env'), 'utf8');
   assert.ok(env.includes(APP_CANARY), '.env is where the secret lives');
+});
+
+test("Kade's own log, at trace level, holds no canary", async () => {
+  await plant();
+  assert.ok(serverLog.split('\n').length > 20, `the server logged while the sweep ran (${serverLog.length} bytes)`);
+  assert.deepEqual(leaks(serverLog), []);
 });

@@ -374,6 +374,8 @@ export function createStacksService(d: StacksDeps) {
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
     connect,
+    /** `compose up` and wait until the containers run (the restore of a backup). */
+    upProject: up,
     usingNetwork,
     stackOfProject,
     recordedSubnets,
