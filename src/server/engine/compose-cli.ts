@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { EngineEndpoint } from '../config/config.ts';
 import { AppError } from '../core/errors.ts';
 import { run } from '../core/exec.ts';
@@ -45,6 +46,9 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
     if (res.code !== 0) {
       const tail = (res.stderr || res.stdout).trim().split('\n').slice(-5).join('\n');
       if (POOL_EXHAUSTED.test(tail)) throw poolExhausted(p.name, tail);
+      // `config` never talks to the engine; every other command that failed may have lost it midway,
+      // and compose's own last lines then rarely say so (a traceback, or just "Recreating ...").
+      if (args[0] !== 'config' && !(await engineAnswers(endpoint))) throw engineGone(p.name, args[0] ?? '', endpoint, tail);
       throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
     }
     return res.stdout;
@@ -67,6 +71,29 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
       }
     },
   };
+}
+
+/** Whether the engine answers `GET /_ping` within `timeoutMs`. */
+function engineAnswers(e: EngineEndpoint, timeoutMs = 5_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const where = 'socketPath' in e ? { socketPath: e.socketPath } : { host: e.host, port: e.port };
+    const req = request({ ...where, path: '/_ping', timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+function engineGone(stack: string, command: string, e: EngineEndpoint, words: string): AppError {
+  return new AppError(
+    'engine_unreachable',
+    `the container engine at ${dockerHostOf(e)} could not be reached during compose ${command} of '${stack}': ` +
+      `start the engine (or fix DOCKER_HOST) and try again. Compose said: ${words.replace(/\s+/g, ' ').trim()}`,
+    { params: { stack } },
+  );
 }
 
 /** The engine's words when it has no address block left for a new network (its default pools hold about 30). */
