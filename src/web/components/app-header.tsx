@@ -35,7 +35,7 @@ export function AppHeader({ user, path, onLogout }: Props) {
           <Brand />
         </a>
         <nav aria-label={t('nav.label')} class="main-nav">
-          {SCREENS.filter((s) => s.nav && roleAllows(user.role, s.role)).map((s) => (
+          {SCREENS.filter((s) => s.nav && roleAllows(user.role, s.navRole ?? s.role)).map((s) => (
             <a key={s.path} href={s.path} onClick={onLinkClick} aria-current={current === s ? 'page' : undefined}>
               {s.nav ? t(s.nav) : null}
             </a>

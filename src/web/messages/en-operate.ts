@@ -70,4 +70,6 @@ export const enOperate = {
   'jobview.log': 'Log: {label}',
   'jobview.no_log': 'No output yet.',
   'error.db_password_failed': 'The database password of {user} in {service} could not be changed, so the change was not applied.',
+  'error.db_dump_failed': 'The database in {service} could not be dumped.',
+  'error.db_load_failed': 'The database dump could not be loaded into {service}.',
 } as const;

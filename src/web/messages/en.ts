@@ -4,6 +4,7 @@ import { enApp } from './en-app.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enForms } from './en-forms.ts';
+import { enNetworks } from './en-networks.ts';
 import { enOperate } from './en-operate.ts';
 import { enPolicy } from './en-policy.ts';
 /**
@@ -185,6 +186,7 @@ export const en = {
   ...enAdopt,
   ...enPolicy,
   ...enForms,
+  ...enNetworks,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -70,4 +70,6 @@ export const nlOperate = {
   'jobview.log': 'Log: {label}',
   'jobview.no_log': 'Nog geen uitvoer.',
   'error.db_password_failed': 'Het databasewachtwoord van {user} in {service} kon niet worden gewijzigd, dus de wijziging is niet doorgevoerd.',
+  'error.db_dump_failed': 'De database in {service} kon niet worden gedumpt.',
+  'error.db_load_failed': 'De databasedump kon niet in {service} worden geladen.',
 };

@@ -5,6 +5,7 @@ import { nlApp } from './nl-app.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlForms } from './nl-forms.ts';
+import { nlNetworks } from './nl-networks.ts';
 import { nlOperate } from './nl-operate.ts';
 import { nlPolicy } from './nl-policy.ts';
 
@@ -183,4 +184,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlAdopt,
   ...nlPolicy,
   ...nlForms,
+  ...nlNetworks,
 };

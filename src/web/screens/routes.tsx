@@ -10,6 +10,7 @@ import { AuditScreen } from './audit/audit-screen.tsx';
 import { ContainersScreen } from './containers/containers-screen.tsx';
 import { INSTALL_PATH } from './install/install-model.ts';
 import { InstallScreen } from './install/install-screen.tsx';
+import { NetworksScreen } from './networks/networks-screen.tsx';
 import { ReposScreen } from './repos/repos-screen.tsx';
 import { SettingsScreen } from './settings/settings-screen.tsx';
 import { StoreScreen } from './store/store-screen.tsx';
@@ -25,6 +26,8 @@ export interface ScreenRoute {
   nav?: MessageKey;
   /** The lowest role that sees the screen. */
   role: Role;
+  /** The lowest role that sees the menu entry, where it is higher than `role` (the others reach the screen by its address). */
+  navRole?: Role;
   /** Matches the whole path instead of the prefix; such routes go before the prefix they live under. */
   pattern?: RegExp;
   render: (user: UserT, path: string) => ComponentChild;
@@ -40,6 +43,15 @@ export const SCREENS: ScreenRoute[] = [
   { path: '/store', title: 'store.title', nav: 'nav.store', role: 'viewer', render: (user) => <StoreScreen user={user} /> },
   { path: '/repos', title: 'repos.title', nav: 'nav.repos', role: 'viewer', render: (user) => <ReposScreen user={user} /> },
   { path: '/containers', title: 'containers.title', nav: 'nav.containers', role: 'viewer', render: (user) => <ContainersScreen user={user} /> },
+  // Viewers may read the list, but the screen is a tool for operators and admins: only they get the menu entry.
+  {
+    path: '/networks',
+    title: 'networks.title',
+    nav: 'nav.networks',
+    role: 'viewer',
+    navRole: 'operator',
+    render: (user) => <NetworksScreen user={user} />,
+  },
   { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
   { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
   { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },

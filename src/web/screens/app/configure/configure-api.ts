@@ -1,5 +1,6 @@
 import type { JobT, StackDetailT } from '../../../../shared/api.ts';
 import type { DeviceT } from '../../../../shared/host.ts';
+import type { ConnectRequestT } from '../../../../shared/networks.ts';
 import type { PathCheckT } from '../../../../shared/settings.ts';
 import type { ImageTagsT, ReconfigureRequestT, StackConfigT } from '../../../../shared/stack-config.ts';
 import { request } from '../../../api.ts';
@@ -35,4 +36,10 @@ export function runningOf(detail: StackDetailT): RunningT {
   const images: Record<string, string> = {};
   for (const c of detail.containers) if (c.service && c.state === 'running' && images[c.service] === undefined) images[c.service] = c.image;
   return { images, containers: detail.containers.map((c) => c.name) };
+}
+
+/** POST /api/stacks/<name>/connect: join a shared network (all services, or some; one with its own address) or leave it; a job. */
+export async function connect(name: string, body: ConnectRequestT): Promise<JobT> {
+  const a = await request<{ job: JobT }>('POST', `/api/stacks/${seg(name)}/connect`, body);
+  return a.job;
 }

@@ -184,7 +184,6 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
       <ServiceExtras
         stack={stack}
         services={config.services}
-        networks={config.networks}
         extras={extras}
         templateTags={templateTags}
         onChange={changeExtras}

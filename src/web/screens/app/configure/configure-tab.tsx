@@ -6,6 +6,7 @@ import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
 import { JobProgress } from '../../../components/job-progress.tsx';
 import { useInstances } from '../../../forms/connect-instances.ts';
 import { t, useLang } from '../../../i18n.ts';
+import { AppNetworks } from './app-networks.tsx';
 import { type DeviceT, getStackConfig, getStackDetail, listDevices, type RunningT, runningOf, type StackConfigT } from './configure-api.ts';
 import { ConfigureForm } from './configure-form.tsx';
 import { NoForm, TemplateSource } from './template-source.tsx';
@@ -40,6 +41,15 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
         setGeneration((g) => g + 1);
       },
       (e: unknown) => setError(e),
+    );
+  };
+
+  // After a network change: the new memberships without starting the form again, so unsaved edits stay.
+  const refresh = () => {
+    getStackConfig(name).then(setConfig, (e: unknown) => setError(e));
+    getStackDetail(name).then(
+      (d) => setRunning(runningOf(d)),
+      () => setRunning(null),
     );
   };
 
@@ -87,6 +97,16 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
             onReset={() => setGeneration((g) => g + 1)}
           />
         </div>
+      )}
+      {config && (
+        <AppNetworks
+          name={name}
+          config={config}
+          own={running?.containers ?? []}
+          locked={jobRunning}
+          isAdmin={roleAllows(user.role, 'admin')}
+          onChanged={refresh}
+        />
       )}
     </div>
   );

@@ -10,7 +10,6 @@ import { TagPicker } from './tag-picker.tsx';
 interface Props {
   stack: string;
   services: StackConfigT['services'];
-  networks: string[];
   extras: ExtrasState;
   /** The template's tag per service, read from the running image while no tag was chosen. */
   templateTags: Record<string, string | null>;
@@ -21,7 +20,14 @@ interface Props {
   running: Record<string, string> | null;
 }
 
-/** Per service: the image it runs, a version tag, extra host folders and devices; the networks for reference. */
+/** The shared networks a service is on, with its own address where it has one; they are changed in the Networks section. */
+function networksLine(networks: StackConfigT['services'][number]['networks']): string {
+  if (networks.length === 0) return t('configure.service_networks_none');
+  const list = networks.map((n) => (n.ip ? t('configure.service_network_ip', { network: n.network, ip: n.ip }) : n.network)).join(', ');
+  return t('configure.service_networks', { networks: list });
+}
+
+/** Per service: the image it runs, a version tag, extra host folders and devices; the shared networks it is on. */
 export function ServiceExtras(p: Props) {
   const id = useId();
   return (
@@ -49,25 +55,11 @@ export function ServiceExtras(p: Props) {
             />
             <ExtraFolders service={s.name} volumes={e.volumes} onChange={(volumes) => p.onChange(s.name, { volumes })} errors={p.errors} />
             <DeviceList service={s.name} devices={e.devices} onChange={(devices) => p.onChange(s.name, { devices })} errors={p.errors} found={p.devices} />
-            <p class="muted configure-shared">{s.shared_network ? t('configure.shared_on') : t('configure.shared_off')}</p>
+            <p class="muted configure-shared">{networksLine(s.networks)}</p>
           </section>
         );
       })}
-      <div class="configure-networks">
-        <h4>{t('configure.networks')}</h4>
-        {p.networks.length > 0 ? (
-          <ul class="configure-network-list">
-            {p.networks.map((n) => (
-              <li key={n}>
-                <code>{n}</code>
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p class="muted">{t('configure.networks_none')}</p>
-        )}
-        <p class="hint">{t('configure.networks_hint')}</p>
-      </div>
+      <p class="hint">{t('configure.networks_below')}</p>
     </section>
   );
 }

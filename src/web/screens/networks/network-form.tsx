@@ -1,0 +1,150 @@
+import { useId, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../../api.ts';
+import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { Field } from '../../components/field.tsx';
+import { problemText } from '../../components/network-problems.ts';
+import type { HostNetworkT, NetworkProblemT } from '../../components/networks-api.ts';
+import { t } from '../../i18n.ts';
+import { HostNetworkBox } from './host-network.tsx';
+import { createNetwork, type NetworkCreatedT, type NetworkPlan } from './networks-api.ts';
+import { RangeHelper } from './range-helper.tsx';
+import { ReviewPanel, shownReview, useReview } from './review-panel.tsx';
+
+interface Props {
+  host: HostNetworkT | null;
+  hostError: string | null;
+  /** False until the list (and with it the host's network) has been read. */
+  loaded: boolean;
+  onCreated: (created: NetworkCreatedT) => void;
+  /** The confirmation of the last create, with the warnings of what was made of the input. */
+  created: { name: string; warnings: NetworkProblemT[] } | null;
+}
+
+const EMPTY: NetworkPlan = { subnet: '', gateway: '', range: '', interface: '' };
+
+/** A refused create: the first finding of the review in the user's language, else the usual error text. */
+function Refusal({ error, id }: { error: unknown; id: string }) {
+  if (error instanceof ApiError && error.code === 'network_invalid' && typeof error.params.code === 'string') {
+    const p = { code: error.params.code, message: error.detail, params: error.params as Record<string, string | number> };
+    return (
+      <div class="error" role="alert" id={id}>
+        <div class="error-body">
+          <p>{t('error.network_invalid')}</p>
+          <p class="error-detail">{problemText(p)}</p>
+        </div>
+      </div>
+    );
+  }
+  return <ErrorMessage error={error} id={id} />;
+}
+
+/** A new shared network: the host's own network to start from, the fields with the live review, the range helper. */
+export function NetworkForm({ host, hostError, loaded, onCreated, created }: Props) {
+  const ids = { title: useId(), review: useId(), error: useId() };
+  const form = useRef<HTMLFormElement>(null);
+  const [name, setName] = useState('');
+  const [plan, setPlan] = useState<NetworkPlan>(EMPTY);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [nameMissing, setNameMissing] = useState(false);
+  const review = useReview(plan);
+  const shown = shownReview(review);
+  const blocked = shown !== null && shown.errors.length > 0;
+  const set = (key: keyof NetworkPlan) => (value: string) => setPlan((old) => ({ ...old, [key]: value }));
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (busy) return;
+    if (name.trim() === '') {
+      setNameMissing(true);
+      form.current?.querySelector<HTMLInputElement>('[name="name"]')?.focus();
+      return;
+    }
+    if (blocked) {
+      document.getElementById(ids.review)?.scrollIntoView({ block: 'nearest' });
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await createNetwork(name.trim(), plan);
+      setName('');
+      setPlan(EMPTY);
+      onCreated(answer);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const bad = errorFields(error);
+  const field = (key: keyof NetworkPlan, hint: string) => (
+    <Field
+      label={t(`networks.field.${key}`)}
+      name={key}
+      value={plan[key]}
+      onInput={set(key)}
+      autocomplete="off"
+      hint={hint}
+      required={key === 'subnet'}
+      invalid={bad.includes(key)}
+      errorId={ids.error}
+    />
+  );
+  const iface = plan.interface.trim();
+  return (
+    <form ref={form} class="card net-form" aria-labelledby={ids.title} onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
+      <h2 id={ids.title}>{t('networks.create_title')}</h2>
+      <HostNetworkBox
+        host={host}
+        error={hostError}
+        loaded={loaded}
+        onUse={(h) => setPlan({ subnet: h.subnet, gateway: h.gateway ?? '', range: h.suggested_range ?? '', interface: h.interface })}
+      />
+      <div class="net-form-fields">
+        <Field
+          label={t('networks.field.name')}
+          name="name"
+          value={name}
+          onInput={(v) => {
+            setName(v);
+            setNameMissing(false);
+          }}
+          autocomplete="off"
+          hint={nameMissing ? t('networks.name_missing') : t('networks.name_hint')}
+          invalid={nameMissing || bad.includes('name')}
+          errorId={ids.error}
+        />
+        {field('subnet', t('networks.subnet_hint'))}
+        {field('gateway', t('networks.gateway_hint'))}
+        {field('range', t('networks.range_hint'))}
+        {field('interface', t('networks.interface_hint'))}
+      </div>
+      <p class="net-kind-will">{iface ? t('networks.kind_macvlan_will', { interface: iface }) : t('networks.kind_bridge_will')}</p>
+      <ReviewPanel state={review} id={ids.review} />
+      <RangeHelper onUse={set('range')} />
+      <div role="status" class="net-form-status">
+        {created && !error && (
+          <div class="notice">
+            <p>{t('networks.created', { name: created.name })}</p>
+            {created.warnings.length > 0 && (
+              <ul>
+                {created.warnings.map((w, i) => (
+                  <li key={`${w.code}-${i}`}>{problemText(w)}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </div>
+      <Refusal error={error} id={ids.error} />
+      <div class="net-form-buttons">
+        <button type="submit" class="btn btn-primary" aria-disabled={busy || blocked} aria-describedby={blocked ? ids.review : undefined}>
+          {busy ? t('networks.creating') : t('networks.create')}
+        </button>
+        {blocked && <span class="net-blocked">{t('networks.create_blocked')}</span>}
+      </div>
+    </form>
+  );
+}
