@@ -24,6 +24,7 @@ import { createHostService } from './host/host.service.ts';
 import { cachedProbe, createHostProbe } from './host/host-probe.ts';
 import { createHttpApp } from './http/app.ts';
 import type { AppEnv } from './http/context.ts';
+import type { FollowLimits } from './http/sse.ts';
 import { createJobLogStore } from './jobs/job-log.ts';
 import { createJobsRepo } from './jobs/jobs.repo.ts';
 import { createJobsService } from './jobs/jobs.service.ts';
@@ -41,6 +42,8 @@ export interface Kade {
   app: OpenAPIHono<AppEnv>;
   /** The domain event bus; tests emit on it to prove what subscribers do with an event. */
   events: EventBus;
+  /** Engine log streams held open for followers now; the load tests read it. */
+  openLogStreams(): number;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export interface KadeOptions {
   firstUpdateCheckMs?: number;
   /** Extra labels on the shared networks Kade creates (tests mark theirs for cleanup). */
   networkLabels?: Record<string, string>;
+  /** Bounds of followed log streams; tests shorten the slow-reader deadlines. */
+  follow?: FollowLimits;
 }
 
 /** The composition root: config → db → adapters → services → http. */
@@ -172,11 +177,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       ...(opts.peerAddress ? { peerAddress: opts.peerAddress } : {}),
       proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
       hosts: { bind: config.bind, allowed: config.allowedHosts },
+      ...(opts.follow ? { follow: opts.follow } : {}),
     },
   );
   return {
     app,
     events,
+    openLogStreams: containers.openLogStreams,
     async close() {
       stackUpdates.stop();
       await jobs.idle();

@@ -150,10 +150,22 @@ export function createContainersService(d: ContainersDeps) {
     return readAll(await d.engine.containerLogs(id, { tail: q.tail, ...engineSince(q.since) }));
   }
 
+  // Engine log streams held open for followers: a stream must close when its follower goes or is cut off.
+  let openLogStreams = 0;
+  async function followEngine(id: string, q: LogQuery): Promise<NodeJS.ReadableStream> {
+    const stream = await d.engine.containerLogs(id, { tail: q.tail, follow: true, ...engineSince(q.since) });
+    openLogStreams += 1;
+    (stream as Readable).once('close', () => {
+      openLogStreams -= 1;
+    });
+    return stream;
+  }
+
+  /** A followed log as text lines; reading it slowly slows the engine, destroying it closes the engine stream. */
   async function followLogs(actor: Actor, id: string, q: LogQuery): Promise<Readable> {
     requireRole(actor, 'viewer', 'container logs');
     checkId(id);
-    return mergeFollowed([{ prefix: '', stream: await d.engine.containerLogs(id, { tail: q.tail, follow: true, ...engineSince(q.since) }) }]);
+    return mergeFollowed([{ prefix: '', stream: await followEngine(id, q) }]);
   }
 
   async function stackContainers(name: string): Promise<ContainerSummary[]> {
@@ -179,9 +191,14 @@ export function createContainersService(d: ContainersDeps) {
   async function followStackLogs(actor: Actor, name: string, q: LogQuery): Promise<Readable> {
     requireRole(actor, 'viewer', 'app logs');
     const members = await stackContainers(name);
-    const parts = await Promise.all(
-      members.map(async (c) => ({ prefix: prefixOf(c), stream: await d.engine.containerLogs(c.id, { tail: q.tail, follow: true, ...engineSince(q.since) }) })),
-    );
+    const opened = await Promise.allSettled(members.map(async (c) => ({ prefix: prefixOf(c), stream: await followEngine(c.id, q) })));
+    const parts = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = opened.find((r) => r.status === 'rejected');
+    if (failed) {
+      // One container could not be followed: the streams already open must not stay open without a reader.
+      for (const p of parts) (p.stream as Readable).destroy();
+      throw failed.reason;
+    }
     return mergeFollowed(parts);
   }
 
@@ -200,7 +217,19 @@ export function createContainersService(d: ContainersDeps) {
     });
   }
 
-  return { list, inspect, operate, remove, logText, followLogs, stackLogText, followStackLogs, connectable };
+  return {
+    list,
+    inspect,
+    operate,
+    remove,
+    logText,
+    followLogs,
+    stackLogText,
+    followStackLogs,
+    connectable,
+    /** How many engine log streams followers hold open now (a debug figure the load tests read). */
+    openLogStreams: () => openLogStreams,
+  };
 }
 
 export type ContainersService = ReturnType<typeof createContainersService>;

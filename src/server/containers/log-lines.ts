@@ -1,5 +1,5 @@
-import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 
 /** The whole text of a finite stream. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -33,24 +33,75 @@ export function mergeStamped(parts: { prefix: string; text: string }[]): string 
 }
 
 /**
+ * The longest line passed on whole. A program that prints without newlines would otherwise make the
+ * unfinished line grow without bound; longer lines are passed on in pieces of this size.
+ */
+export const MAX_LINE_CHARS = 64 * 1024;
+
+/** Splits text arriving in chunks into lines (without `\n` or a trailing `\r`); multi-byte characters may span chunks. */
+export function lineSplitter(onLine: (line: string) => void): { push(chunk: Buffer | string): void; end(): void } {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  const emit = (line: string) => onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+  return {
+    push(chunk) {
+      rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      let start = 0;
+      for (let i = rest.indexOf('\n'); i !== -1; i = rest.indexOf('\n', start)) {
+        emit(rest.slice(start, i));
+        start = i + 1;
+      }
+      rest = rest.slice(start);
+      while (rest.length > MAX_LINE_CHARS) {
+        emit(rest.slice(0, MAX_LINE_CHARS));
+        rest = rest.slice(MAX_LINE_CHARS);
+      }
+    },
+    end() {
+      rest += decoder.end();
+      if (rest !== '') emit(rest);
+      rest = '';
+    },
+  };
+}
+
+/**
  * Several followed logs as one text stream, each line prefixed with its source (if any), in the order lines
- * arrive. Ends when every source has ended; destroying it destroys the sources.
+ * arrive. Backpressure reaches the sources: while the reader is behind (the output's buffer is full) every
+ * source is paused, so the engine stops sending instead of Kade buffering. Ends when every source has
+ * ended; destroying it destroys the sources.
  */
 export function mergeFollowed(parts: { prefix: string; stream: NodeJS.ReadableStream }[]): Readable {
   const out = new PassThrough();
+  const sources = parts.map((p) => p.stream as Readable);
   let open = parts.length;
   if (open === 0) out.end();
+  const write = (text: string) => {
+    if (out.destroyed || out.writableEnded) return;
+    if (!out.write(text)) for (const s of sources) s.pause();
+  };
+  out.on('drain', () => {
+    for (const s of sources) s.resume();
+  });
   for (const { prefix, stream } of parts) {
     const lead = prefix ? `${prefix} | ` : '';
-    const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-    rl.on('line', (line) => out.write(`${lead}${line}\n`));
-    rl.on('close', () => {
+    const lines = lineSplitter((line) => write(`${lead}${line}\n`));
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      lines.end();
       open -= 1;
-      if (open === 0) out.end();
-    });
+      if (open === 0 && !out.destroyed) out.end();
+    };
+    stream.on('data', (chunk: Buffer | string) => lines.push(chunk));
+    stream.on('end', finish);
+    stream.on('close', finish);
+    // A broken engine stream ends its part of the log; the others go on.
+    stream.on('error', finish);
   }
   out.on('close', () => {
-    for (const { stream } of parts) (stream as Readable).destroy?.();
+    for (const s of sources) s.destroy();
   });
   return out;
 }

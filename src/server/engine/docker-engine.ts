@@ -137,7 +137,16 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       if (opts.follow) {
         const stream = await call(() => container.logs({ ...base, follow: true }), id);
         if (info.Config.Tty) stream.pipe(out);
-        else docker.modem.demuxStream(stream, out, out);
+        else {
+          // demuxStream ignores backpressure: the engine's stream is paused while the reader is behind.
+          const sink = {
+            write: (chunk: Buffer) => {
+              if (!out.write(chunk)) stream.pause();
+            },
+          };
+          docker.modem.demuxStream(stream, sink as unknown as Writable, sink as unknown as Writable);
+          out.on('drain', () => stream.resume());
+        }
         stream.on('end', () => out.end());
         out.on('close', () => (stream as unknown as { destroy?: () => void }).destroy?.());
         return out;

@@ -24,6 +24,7 @@ import { updatesRoutes } from './routes/updates.routes.ts';
 import { usersRoutes } from './routes/users.routes.ts';
 import { wizardRoutes } from './routes/wizard.routes.ts';
 import type { Services } from './services.ts';
+import type { FollowLimits } from './sse.ts';
 import { serveWeb } from './static.ts';
 
 export interface HttpOptions {
@@ -37,6 +38,8 @@ export interface HttpOptions {
   proxyTrust: ProxyTrust;
   /** The bind address and SVC_ALLOWED_HOSTS: the Host names accepted until setup is done. */
   hosts: { bind: string; allowed: readonly string[] };
+  /** Bounds of followed log streams (tests shorten the deadlines); FOLLOW_LIMITS when not given. */
+  follow?: FollowLimits;
 }
 
 /** Every API answer: never cached (answers carry names, states and CSRF tokens), never sniffed as another type. */
@@ -98,8 +101,8 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   policyRoutes(app, services);
   stacksRoutes(app, services);
   stackConfigRoutes(app, services);
-  containersRoutes(app, services);
-  jobsRoutes(app, services.jobs);
+  containersRoutes(app, services, opts.follow);
+  jobsRoutes(app, services.jobs, opts.follow);
   usersRoutes(app, services);
   auditRoutes(app, services.audit);
   settingsRoutes(app, services);

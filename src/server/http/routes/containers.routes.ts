@@ -1,14 +1,11 @@
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { CONTAINER_ID_PATTERN, ConnectableApp, ContainerEntry, Problem } from '../../../shared/api.ts';
 import type { ContainerOp, LogQuery } from '../../containers/containers.service.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
+import { FOLLOW_LIMITS, type FollowLimits, lineFeed, SLOW_READER_DOC, sseFollow } from '../sse.ts';
 
 const IdParam = z.object({ id: z.string().regex(CONTAINER_ID_PATTERN, 'a container id or name') });
 const LogParams = z.object({
@@ -17,7 +14,7 @@ const LogParams = z.object({
   follow: z.enum(['0', '1']).optional(),
 });
 const logAnswer = {
-  description: 'plain text; with follow=1 a text/event-stream of `line` events and a final `end`',
+  description: `plain text; with follow=1 a text/event-stream of \`line\` events and a final \`end\` (empty data). ${SLOW_READER_DOC}`,
   content: { 'text/plain': { schema: z.string() }, 'text/event-stream': { schema: z.string() } },
 };
 const NOT_FOUND = { 404: { description: 'unknown container or app', content: { 'application/problem+json': { schema: Problem } } } };
@@ -81,26 +78,7 @@ const connectable = defineRoute('viewer', {
 
 const logQuery = (q: z.infer<typeof LogParams>): LogQuery => ({ tail: q.tail, ...(q.since ? { since: new Date(q.since) } : {}) });
 
-/** Lines of a followed log as server-sent events; the source is closed when the client goes. */
-function sse(c: Context<AppEnv>, source: Readable): Response {
-  return streamSSE(c, async (stream) => {
-    stream.onAbort(() => {
-      source.destroy();
-    });
-    const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
-    try {
-      for await (const line of lines) {
-        if (stream.aborted) break;
-        await stream.writeSSE({ event: 'line', data: line });
-      }
-      if (!stream.aborted) await stream.writeSSE({ event: 'end', data: '' });
-    } finally {
-      source.destroy();
-    }
-  });
-}
-
-export function containersRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
+export function containersRoutes(app: OpenAPIHono<AppEnv>, s: Services, limits: FollowLimits = FOLLOW_LIMITS): void {
   app.openapi(list, async (c) => c.json(await s.containers.list(actorOf(c)), 200));
   app.openapi(inspect, async (c) => c.json(await s.containers.inspect(actorOf(c), c.req.valid('param').id), 200));
   for (const op of ['start', 'stop', 'restart'] as const) {
@@ -116,13 +94,13 @@ export function containersRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.openapi(logs, async (c) => {
     const { id } = c.req.valid('param');
     const q = c.req.valid('query');
-    if (q.follow === '1') return sse(c, await s.containers.followLogs(actorOf(c), id, logQuery(q))) as never;
+    if (q.follow === '1') return sseFollow(c, lineFeed(await s.containers.followLogs(actorOf(c), id, logQuery(q))), limits) as never;
     return c.text(await s.containers.logText(actorOf(c), id, logQuery(q)), 200) as never;
   });
   app.openapi(stackLogs, async (c) => {
     const { name } = c.req.valid('param');
     const q = c.req.valid('query');
-    if (q.follow === '1') return sse(c, await s.containers.followStackLogs(actorOf(c), name, logQuery(q))) as never;
+    if (q.follow === '1') return sseFollow(c, lineFeed(await s.containers.followStackLogs(actorOf(c), name, logQuery(q))), limits) as never;
     return c.text(await s.containers.stackLogText(actorOf(c), name, logQuery(q)), 200) as never;
   });
   app.openapi(connectable, async (c) => c.json(await s.containers.connectable(actorOf(c)), 200));

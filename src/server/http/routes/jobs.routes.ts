@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { Job, JobLog, type JobT } from '../../../shared/api.ts';
 import { roleAllows } from '../../../shared/roles.ts';
@@ -7,6 +6,7 @@ import type { Actor } from '../../core/events.ts';
 import type { JobsService } from '../../jobs/jobs.service.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
+import { FOLLOW_LIMITS, type FollowLimits, SLOW_READER_DOC, type SseEvent, type SseFeed, sseFollow } from '../sse.ts';
 
 const IdParam = z.object({ id: z.string().max(64) });
 
@@ -34,7 +34,13 @@ const log = defineRoute('viewer', {
     params: IdParam,
     query: z.object({ offset: z.coerce.number().int().min(0).default(0), follow: z.enum(['0', '1']).optional() }),
   },
-  responses: { 200: json(JobLog), ...PROBLEMS },
+  responses: {
+    200: {
+      description: `the lines and the next offset; with follow=1 a text/event-stream of \`line\` events (id: the next offset) and a final \`end\` with the job's state. ${SLOW_READER_DOC}`,
+      content: { 'application/json': { schema: JobLog }, 'text/event-stream': { schema: z.string() } },
+    },
+    ...PROBLEMS,
+  },
 });
 
 /** Users and client addresses are personal data: only admins see who started a job and from where. */
@@ -44,7 +50,47 @@ function present(actor: Actor, job: JobT): JobT {
   return rest;
 }
 
-export function jobsRoutes(app: OpenAPIHono<AppEnv>, jobs: JobsService): void {
+/** Lines of a job's log are sent this many at a time: a long log is read out in bounded steps as the client reads. */
+const LINES_PER_STEP = 500;
+/** A job's log is read again at least this often, in case a change was missed. */
+const RECHECK_MS = 15_000;
+
+/** A job's log from `offset` on as events; ends with the job's state once it has ended and every line was given. */
+function jobLogFeed(jobs: JobsService, id: string, offset: number): SseFeed {
+  let next = offset;
+  let state: 'open' | 'ended' | 'closed' = 'open';
+  let wake: () => void = () => undefined;
+  const unwatch = jobs.watch(id, () => wake());
+  return {
+    async next() {
+      while (state === 'open') {
+        const chunk = jobs.readLog(id, next);
+        const lines = chunk.lines.slice(0, LINES_PER_STEP);
+        const events: SseEvent[] = lines.map((line) => ({ event: 'line', data: line, id: String(++next) }));
+        if (chunk.done && lines.length === chunk.lines.length) {
+          state = 'ended';
+          return [...events, { event: 'end', data: jobs.get(id).state }];
+        }
+        if (events.length > 0) return events;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, RECHECK_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      return null;
+    },
+    close() {
+      state = 'closed';
+      unwatch();
+      wake();
+    },
+  };
+}
+
+export function jobsRoutes(app: OpenAPIHono<AppEnv>, jobs: JobsService, limits: FollowLimits = FOLLOW_LIMITS): void {
   app.openapi(list, (c) =>
     c.json(
       jobs.list().map((j) => present(actorOf(c), j)),
@@ -57,27 +103,6 @@ export function jobsRoutes(app: OpenAPIHono<AppEnv>, jobs: JobsService): void {
     const { offset, follow } = c.req.valid('query');
     if (follow !== '1') return c.json(jobs.readLog(id, offset), 200);
     jobs.get(id);
-    return streamSSE(c, async (stream) => {
-      let next = offset;
-      let wake: () => void = () => undefined;
-      const unwatch = jobs.watch(id, () => wake());
-      stream.onAbort(() => wake());
-      try {
-        while (!stream.aborted) {
-          const chunk = jobs.readLog(id, next);
-          for (const line of chunk.lines) await stream.writeSSE({ event: 'line', data: line, id: String(++next) });
-          if (chunk.done) {
-            await stream.writeSSE({ event: 'end', data: jobs.get(id).state });
-            break;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, 15_000);
-          });
-        }
-      } finally {
-        unwatch();
-      }
-    }) as never;
+    return sseFollow(c, jobLogFeed(jobs, id, offset), limits) as never;
   });
 }
