@@ -64,6 +64,8 @@ export interface StacksDeps {
   networks?: NetworksPort;
   /** Kade's own address pool for the apps' project networks; without it the engine's default pools are used. */
   subnets?: SubnetPool;
+  /** A backup inside another job of the app (delete with backup=1); a failure is the backup's to log, the job goes on. */
+  backupFirst?: (stack: string, reason: string, ctx: JobContext, actor: Actor) => Promise<void>;
 }
 
 const NO_NETWORKS: NetworksPort = {
@@ -274,7 +276,7 @@ export function createStacksService(d: StacksDeps) {
 
   function remove(actor: Actor, name: string, opts: { removeData: boolean; backup?: boolean }): JobT {
     // Refused rather than ignored: a user who asked for a backup first must not lose the app without one.
-    if (opts.backup) {
+    if (opts.backup && !d.backupFirst) {
       throw new AppError('not_implemented', 'a backup before delete is not available yet: delete without backup=1', {
         params: { feature: 'backup before delete' },
       });
@@ -284,6 +286,7 @@ export function createStacksService(d: StacksDeps) {
       throw new AppError('validation', `'${name}' was adopted: its data belongs to its own folder and is never removed by Kade`, { fields: ['remove_data'] });
     }
     return d.jobs.start({ kind: 'stack.delete', stack: name, actor }, async (ctx) => {
+      if (opts.backup && d.backupFirst) await d.backupFirst(name, 'delete', ctx, actor);
       if (loc.adopted) {
         // Only the reference goes: the user's folder and the running containers stay as they are.
         unlinkSync(loc.path);
