@@ -4,15 +4,25 @@
  * test process calls `armFailpoint`; production code only names the points.
  */
 let armed: string | null = null;
+let passes = 0;
 
-/** Arms one point by name (null disarms); only test processes call this. */
+/**
+ * Arms one point by name (null disarms); only test processes call this. `name@n` stops at the n-th
+ * time the point is reached (a point inside a loop: after the second of three file writes).
+ */
 export function armFailpoint(name: string | null): void {
-  armed = name;
+  const counted = name === null ? null : /^(.+)@([1-9]\d*)$/.exec(name);
+  armed = counted ? (counted[1] as string) : name;
+  passes = counted ? Number(counted[2]) - 1 : 0;
 }
 
 /** Kills this process at once when `name` is the armed point; a no-op otherwise. */
 export function failpoint(name: string): void {
   if (armed !== name) return;
+  if (passes > 0) {
+    passes -= 1;
+    return;
+  }
   process.kill(process.pid, 'SIGKILL');
   // The signal lands within microseconds: block so not one more statement of the step runs meanwhile.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
