@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'engine_unreachable',
   'compose_failed',
   'db_password_failed',
+  'db_dump_failed',
+  'db_load_failed',
   'registry_unreachable',
   'git_failed',
   'invalid_git_url',

@@ -64,6 +64,29 @@ export const TemplateGroup = z
   })
   .strict();
 
+/** A variable of a compose service's environment (or `.env`) that holds a database credential. */
+const VariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'variable names are letters, digits and _');
+
+/** A database the backup dumps: the compose service that runs it and where its credentials are. */
+export const TemplateDatabase = z
+  .object({
+    service: z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'a compose service name'),
+    kind: z.enum(['postgres', 'mariadb']),
+    user_env: VariableName.optional(),
+    password_env: VariableName.optional(),
+    database_env: VariableName.optional(),
+  })
+  .strict();
+
+export const TemplateBackup = z
+  .object({
+    databases: z
+      .array(TemplateDatabase)
+      .max(20)
+      .refine((list) => new Set(list.map((d) => d.service)).size === list.length, 'each service is declared once'),
+  })
+  .strict();
+
 export const TemplateFile = z
   .object({
     format: z.literal(1).default(1),
@@ -87,12 +110,15 @@ export const TemplateFile = z
       .optional(),
     fields: z.array(TemplateField).max(200).default([]),
     groups: z.array(TemplateGroup).max(50).default([]),
+    /** The databases a backup dumps; absent: found from the compose file's images and environment. */
+    backup: TemplateBackup.optional(),
   })
   .strict();
 
 export type TemplateFieldT = z.infer<typeof TemplateField>;
 export type TemplateGroupT = z.infer<typeof TemplateGroup>;
 export type TemplateFileT = z.infer<typeof TemplateFile>;
+export type TemplateDatabaseT = z.infer<typeof TemplateDatabase>;
 export type FieldValue = string | number | boolean;
 
 /** The English text of a template string that may carry both languages (the server's default). */

@@ -1,4 +1,4 @@
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Transform, Writable } from 'node:stream';
 import Docker from 'dockerode';
 import type { EngineEndpoint } from '../config/config.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
@@ -11,6 +11,8 @@ import {
   EXEC_OUTPUT_LIMIT,
   type ExecOptions,
   type ExecResult,
+  type ExecStream,
+  type ExecStreamOptions,
   type LogOptions,
   type NetworkSummary,
 } from './engine.ts';
@@ -156,6 +158,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return out;
     },
     exec: (id, opts) => execIn(docker, id, opts),
+    execStream: (id, opts) => execStreamIn(docker, id, opts),
     async listVolumes(opts) {
       const answer = await call(() => docker.listVolumes({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] } }));
       return (answer.Volumes ?? []).map((v) => v.Name);
@@ -239,28 +242,8 @@ function notRunning(name: string, state: string): AppError {
 }
 
 async function execIn(docker: Docker, id: string, opts: ExecOptions): Promise<ExecResult> {
-  const container = docker.getContainer(id);
-  const info = await call(() => container.inspect(), id);
-  const name = info.Name.replace(/^\//, '') || id;
-  if (info.State.Paused) throw notRunning(name, 'paused');
-  if (!info.State.Running) throw notRunning(name, 'not running');
   const withStdin = opts.stdin !== undefined;
-  let exec: Docker.Exec;
-  try {
-    exec = await container.exec({
-      Cmd: opts.cmd,
-      Env: opts.env ?? [],
-      ...(opts.user ? { User: opts.user } : {}),
-      AttachStdin: withStdin,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-    });
-  } catch (err) {
-    // Stopped or paused between the inspect and the exec.
-    if ((err as DockerErr).statusCode === 409) throw notRunning(name, 'not running');
-    throw translate(err, id);
-  }
+  const { exec, name } = await startExec(docker, id, { ...opts, stdin: withStdin });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const out = collector();
   const err = collector();
@@ -282,13 +265,129 @@ async function execIn(docker: Docker, id: string, opts: ExecOptions): Promise<Ex
     docker.modem.demuxStream(stream, out.sink, err.sink);
     if (withStdin) stream.end(opts.stdin);
   });
-  // The output ends as the process exits; the engine may record the exit code a moment later.
+  return { exitCode: await exitCodeOf(exec, id, name), stdout: out.text(), stderr: err.text() };
+}
+
+/** The output ends as the process exits; the engine may record the exit code a moment later. */
+async function exitCodeOf(exec: Docker.Exec, id: string, name: string): Promise<number> {
   for (let i = 0; ; i++) {
     const state = await call(() => exec.inspect(), id);
-    if (!state.Running && state.ExitCode !== null) return { exitCode: state.ExitCode, stdout: out.text(), stderr: err.text() };
+    if (!state.Running && state.ExitCode !== null) return state.ExitCode;
     if (i >= 50) throw new AppError('engine_unreachable', `the engine reports no exit code for a command in container '${name}'`, { params: { name } });
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Splits the engine's multiplexed output (8-byte frame headers) as it streams: stdout frames are
+ * passed on with backpressure, stderr frames go to `onStderr`.
+ */
+export function createDemuxer(onStderr: (chunk: Buffer) => void): Transform {
+  let header = Buffer.alloc(0);
+  let remaining = 0;
+  let kind = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, next) {
+      let i = 0;
+      while (i < chunk.length) {
+        if (remaining === 0) {
+          const take = Math.min(8 - header.length, chunk.length - i);
+          header = Buffer.concat([header, chunk.subarray(i, i + take)]);
+          i += take;
+          if (header.length < 8) break;
+          kind = header[0] ?? 0;
+          remaining = header.readUInt32BE(4);
+          header = Buffer.alloc(0);
+          continue;
+        }
+        const n = Math.min(remaining, chunk.length - i);
+        const part = chunk.subarray(i, i + n);
+        if (kind === 1) this.push(part);
+        else if (kind === 2) onStderr(part);
+        remaining -= n;
+        i += n;
+      }
+      next();
+    },
+  });
+}
+
+/** Creates an exec in a running container; a stopped or paused one is a conflict that names it. */
+async function startExec(docker: Docker, id: string, opts: { cmd: string[]; env?: string[] | undefined; user?: string | undefined; stdin: boolean }) {
+  const container = docker.getContainer(id);
+  const info = await call(() => container.inspect(), id);
+  const name = info.Name.replace(/^\//, '') || id;
+  if (info.State.Paused) throw notRunning(name, 'paused');
+  if (!info.State.Running) throw notRunning(name, 'not running');
+  try {
+    const exec = await container.exec({
+      Cmd: opts.cmd,
+      Env: opts.env ?? [],
+      ...(opts.user ? { User: opts.user } : {}),
+      AttachStdin: opts.stdin,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+    });
+    return { exec, name };
+  } catch (err) {
+    // Stopped or paused between the inspect and the exec.
+    if ((err as DockerErr).statusCode === 409) throw notRunning(name, 'not running');
+    throw translate(err, id);
+  }
+}
+
+async function execStreamIn(docker: Docker, id: string, opts: ExecStreamOptions): Promise<ExecStream> {
+  const input = opts.stdin;
+  const { exec, name } = await startExec(docker, id, { ...opts, stdin: !!input });
+  // The raw connection (hijack) also without stdin: it streams with less buffering than the HTTP response.
+  const socket = await call(() => exec.start({ hijack: true, stdin: !!input }), id);
+  const err = collector();
+  const stdout = createDemuxer((chunk) => err.sink.write(chunk));
+  let ended = false;
+  const dropped = (cause: unknown) =>
+    cause instanceof AppError
+      ? cause
+      : new AppError('engine_unreachable', `the connection to a command in container '${name}' was dropped: ${errorMessage(cause)}`, {
+          params: { name },
+          cause,
+        });
+  const done = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
+    let settled = false;
+    const finish = (cause?: unknown) => {
+      if (settled) return;
+      settled = true;
+      exitCodeOf(exec, id, name).then(
+        (exitCode) => {
+          // After a dropped connection the output may be incomplete; only a clean end ends stdout.
+          if (cause === undefined) stdout.end();
+          else stdout.destroy(dropped(cause));
+          resolve({ exitCode, stderr: err.text() });
+        },
+        (e: unknown) => {
+          const failure = cause === undefined ? e : dropped(cause);
+          stdout.destroy(failure as Error);
+          reject(failure);
+        },
+      );
+    };
+    socket.once('end', () => {
+      ended = true;
+      finish();
+    });
+    // A dropped connection can report more than one error; every one is handled, the first counts.
+    socket.on('error', (e: unknown) => finish(e));
+    socket.once('close', () => finish(ended ? undefined : new Error('closed before the output ended')));
+    input?.on('error', (e: unknown) => socket.destroy(e instanceof Error ? e : new Error(String(e))));
+  });
+  // Nobody has to await `done`; a rejection nobody handles must not end the process.
+  done.catch(() => {});
+  socket.pipe(stdout, { end: false });
+  stdout.once('close', () => {
+    if (!ended) socket.destroy();
+  });
+  if (input) input.pipe(socket);
+  return { stdout, done };
 }
 
 /** Strips the 8-byte stream headers the engine puts before each chunk of a non-tty log. */

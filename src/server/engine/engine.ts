@@ -94,6 +94,14 @@ export interface Engine {
    * `stdin`, never in `cmd`: the argument list is visible to every process in the container.
    */
   exec(containerId: string, opts: ExecOptions): Promise<ExecResult>;
+  /**
+   * Runs a command inside a running container with its output as a stream, for data of any size
+   * (database dumps). `stdout` is demultiplexed and read with backpressure: the command waits while
+   * nobody reads, so the caller must consume it for `done` to settle. Destroying `stdout` drops the
+   * connection; a dropped connection makes `stdout` emit an error. `done` gives the exit code and the
+   * first EXEC_OUTPUT_LIMIT bytes of stderr. Secrets belong in `env` or `stdin`, never in `cmd`.
+   */
+  execStream(containerId: string, opts: ExecStreamOptions): Promise<ExecStream>;
   /** The names of the volumes that carry one compose project's label. */
   listVolumes(opts: { project: string }): Promise<string[]>;
   /** Removes one volume; a volume that is gone already is fine. */
@@ -116,6 +124,22 @@ export interface ExecOptions {
   stdin?: string;
   /** Default 60 s. */
   timeoutMs?: number;
+}
+
+export interface ExecStreamOptions {
+  cmd: string[];
+  /** `NAME=value` entries added to the container's environment. */
+  env?: string[];
+  /** User (name or uid[:gid]) inside the container; the container's own user when absent. */
+  user?: string;
+  /** Piped to the command's standard input with backpressure; standard input is closed at its end. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+export interface ExecStream {
+  stdout: NodeJS.ReadableStream;
+  /** Settles once the output has ended (all of it read or buffered) and the engine has the exit code. */
+  done: Promise<{ exitCode: number; stderr: string }>;
 }
 
 /** Output of an exec; each stream is cut off after EXEC_OUTPUT_LIMIT bytes. */

@@ -37,6 +37,8 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   network_in_use: 409,
   network_pool_exhausted: 409,
   db_password_failed: 409,
+  db_dump_failed: 502,
+  db_load_failed: 502,
   payload_too_large: 413,
   rate_limited: 429,
   engine_unreachable: 502,

@@ -38,7 +38,7 @@ const EXEC_TIMEOUT_MS = 30_000;
 const REFERENCE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(?::?-|:?\?)[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$/;
 
 /** The environment of a compose service as a map; `KEY` without a value (taken from the shell) becomes null. */
-function environmentOf(service: unknown): Map<string, string | null> {
+export function environmentOf(service: unknown): Map<string, string | null> {
   const out = new Map<string, string | null>();
   const env = (service as { environment?: unknown } | null)?.environment;
   if (Array.isArray(env)) {
@@ -73,18 +73,84 @@ const ACCOUNTS: { kind: DbKind; account: 'user' | 'root'; password: string[]; us
   { kind: 'mysql', account: 'root', password: ['MARIADB_ROOT_PASSWORD', 'MYSQL_ROOT_PASSWORD'], user: null },
 ];
 
+/** The last part of an image's repository name, e.g. `postgres` for `ghcr.io/immich-app/postgres:14@sha256:…`. */
+function imageName(image: unknown): string {
+  if (typeof image !== 'string') return '';
+  const repo = image.split('@')[0] ?? '';
+  const last = repo.slice(repo.lastIndexOf('/') + 1);
+  const colon = last.indexOf(':');
+  return (colon < 0 ? last : last.slice(0, colon)).toLowerCase();
+}
+
+/** Images that run a PostgreSQL or MariaDB/MySQL server and read the official images' variables. */
+const SERVER_IMAGES: Readonly<Record<string, DbKind>> = {
+  postgres: 'postgres',
+  postgis: 'postgres',
+  timescaledb: 'postgres',
+  'timescaledb-ha': 'postgres',
+  pgvector: 'postgres',
+  'pgvecto-rs': 'postgres',
+  mariadb: 'mysql',
+  mysql: 'mysql',
+  'mysql-server': 'mysql',
+  'percona-server': 'mysql',
+  percona: 'mysql',
+};
+
+/** Variables only the server images read; an app that talks to a database names its host instead. */
+const SERVER_VARIABLES: { kind: DbKind; keys: string[] }[] = [
+  { kind: 'postgres', keys: ['POSTGRES_PASSWORD', 'POSTGRES_PASSWORD_FILE', 'POSTGRES_HOST_AUTH_METHOD'] },
+  {
+    kind: 'mysql',
+    keys: [
+      ...['MARIADB_', 'MYSQL_'].flatMap((p) => [`${p}ROOT_PASSWORD`, `${p}ROOT_PASSWORD_FILE`, `${p}PASSWORD`, `${p}RANDOM_ROOT_PASSWORD`]),
+      'MARIADB_ALLOW_EMPTY_ROOT_PASSWORD',
+      'MYSQL_ALLOW_EMPTY_PASSWORD',
+    ],
+  },
+];
+const CLIENT_VARIABLES = ['POSTGRES_HOST', 'MYSQL_HOST', 'MARIADB_HOST', 'DB_HOST', 'DATABASE_HOST'];
+
+/** A compose service that runs a database server. */
+export interface DatabaseService {
+  service: string;
+  kind: DbKind;
+  env: Map<string, string | null>;
+}
+
+/**
+ * The database server a compose service runs, from its image's name, else from the variables
+ * only the server images read (a service that also names a database host is a client of one).
+ */
+export function databaseKindOf(def: unknown): DbKind | null {
+  const byImage = SERVER_IMAGES[imageName((def as { image?: unknown } | null)?.image)];
+  if (byImage) return byImage;
+  const env = environmentOf(def);
+  if (CLIENT_VARIABLES.some((k) => env.has(k))) return null;
+  return SERVER_VARIABLES.find((v) => v.keys.some((k) => env.has(k)))?.kind ?? null;
+}
+
+/** Every service of a parsed compose document that runs a PostgreSQL or MariaDB/MySQL server. */
+export function findDatabaseServices(compose: unknown): DatabaseService[] {
+  const services = (compose as { services?: unknown } | null)?.services;
+  if (!services || typeof services !== 'object' || Array.isArray(services)) return [];
+  const out: DatabaseService[] = [];
+  for (const [service, def] of Object.entries(services)) {
+    const kind = databaseKindOf(def);
+    if (kind) out.push({ service, kind, env: environmentOf(def) });
+  }
+  return out;
+}
+
 /**
  * Every database account of a parsed compose document whose password is a `.env` reference.
  * A literal password, a `*_FILE` secret or an app user without a user name (the images then
  * create no such account) is not one Kade can keep in step, and is left out.
  */
 export function findDatabaseSecrets(compose: unknown): DbSecret[] {
-  const services = (compose as { services?: unknown } | null)?.services;
-  if (!services || typeof services !== 'object' || Array.isArray(services)) return [];
   const out: DbSecret[] = [];
-  for (const [service, def] of Object.entries(services)) {
-    const env = environmentOf(def);
-    for (const a of ACCOUNTS) {
+  for (const { service, kind, env } of findDatabaseServices(compose)) {
+    for (const a of ACCOUNTS.filter((x) => x.kind === kind)) {
       const password = pick(env, a.password);
       const passwordEnv = referencedVariable(password?.value ?? null);
       if (!password || password.value === null || !passwordEnv) continue;
@@ -168,7 +234,7 @@ function failed(change: DbPasswordChange, why: string): AppError {
  * The first line of a client's error output, without anything that could quote the statement:
  * PostgreSQL adds `LINE n:` context and MariaDB a `near '...'` excerpt, either of which can hold the password.
  */
-function safeReason(stderr: string, secrets: string[]): string {
+export function safeReason(stderr: string, secrets: string[]): string {
   let line = stderr.split('\n').find((l) => l.trim() !== '') ?? '';
   const near = line.indexOf(" near '");
   if (near >= 0) line = line.slice(0, near);

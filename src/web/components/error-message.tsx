@@ -16,6 +16,8 @@ const DETAIL_HELPS = new Set([
   'compose_failed',
   'forbidden_path',
   'db_password_failed',
+  'db_dump_failed',
+  'db_load_failed',
   'disk_full',
   'network_invalid',
   'network_pool_exhausted',
