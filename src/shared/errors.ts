@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'compose_refused',
   'app_powers_refused',
   'disk_full',
+  'archive_refused',
   'network_invalid',
   'network_in_use',
   'network_pool_exhausted',

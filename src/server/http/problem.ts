@@ -19,6 +19,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   read_only_setting: 400,
   setting_not_available: 400,
   compose_refused: 400,
+  archive_refused: 422,
   network_invalid: 400,
   unauthenticated: 401,
   bad_credentials: 401,

@@ -1,0 +1,18 @@
+/** The archive format behind the backup service's ArchiveIO (gzip, the default limits). */
+import { extractArchive, verifyArchive, writeArchive } from './archive.ts';
+import type { ArchiveIO } from './backups.service.ts';
+
+export const archiveIO: ArchiveIO = {
+  write: (o) =>
+    writeArchive({
+      dest: o.dest,
+      branches: { stack: o.stackDir, ...(o.appdataDir !== null ? { appdata: o.appdataDir } : {}), dumps: o.dumps },
+      meta: o.meta,
+      compression: 'gzip',
+      onSkip: o.onSkip,
+    }),
+  verify: (path) => verifyArchive(path),
+  extract: async (path, target) => {
+    await extractArchive(path, target);
+  },
+};

@@ -1,0 +1,215 @@
+/**
+ * The byte side of the archive: gzip through zlib, zstd through the `zstd` program (Node 20's zlib has
+ * none), and one bounded read loop over the tar entries that both verification and extraction use.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { extract as tarExtract } from 'tar-stream';
+import type { ArchiveLimits } from './archive-format.ts';
+
+export type Compression = 'gzip' | 'zstd';
+
+/** A stop while reading: the archive as a whole (entry '') or one entry cannot be accepted. */
+export class ArchiveStop extends Error {
+  constructor(
+    readonly entry: string,
+    readonly reason: string,
+  ) {
+    super(entry ? `${entry}: ${reason}` : reason);
+  }
+}
+
+/** Which compression the file's first bytes announce, or null for neither. */
+export function sniffCompression(path: string): Compression | null {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(4);
+    const n = readSync(fd, b, 0, 4, 0);
+    if (n >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
+    if (n === 4 && b.readUInt32LE(0) === 0xfd2fb528) return 'zstd';
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function zstd(args: string[], stdio: ['pipe' | 'ignore', 'pipe' | number, 'pipe']) {
+  const child = spawn('zstd', args, { stdio });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    if (stderr.length < 4096) stderr += c.toString();
+  });
+  const exited = new Promise<void>((resolve, reject) => {
+    child.on('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT' ? new Error('the zstd program is not installed (Debian package zstd)') : e));
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`zstd: ${stderr.trim() || `ended with ${signal ?? `exit code ${code}`}`}`));
+    });
+  });
+  exited.catch(() => undefined);
+  return { child, exited };
+}
+
+/** A compressing sink that writes into `fd` (left open); `done` settles once every byte reached the file. */
+export function openCompressor(kind: Compression, fd: number): { input: Writable; done: Promise<void>; abort(): void } {
+  if (kind === 'gzip') {
+    const gz = createGzip();
+    const done = pipeline(gz, createWriteStream('', { fd, autoClose: false }));
+    done.catch(() => undefined);
+    return { input: gz, done, abort: () => gz.destroy() };
+  }
+  const { child, exited } = zstd(['-q', '-c', '--no-progress'], ['pipe', fd, 'pipe']);
+  const input = child.stdin as Writable;
+  input.on('error', () => undefined); // a dying zstd is reported by its exit
+  return { input, done: exited, abort: () => child.kill('SIGKILL') };
+}
+
+function openDecompressed(path: string, kind: Compression): { stream: AsyncIterable<Buffer>; done: Promise<void>; abort(): void } {
+  if (kind === 'gzip') {
+    const src = createReadStream(path);
+    const gz = createGunzip();
+    src.on('error', (e) => gz.destroy(e));
+    src.pipe(gz);
+    return {
+      stream: gz,
+      done: Promise.resolve(),
+      abort: () => {
+        src.destroy();
+        gz.destroy();
+      },
+    };
+  }
+  const { child, exited } = zstd(['-d', '-q', '-c', '--no-progress', '--', path], ['ignore', 'pipe', 'pipe']);
+  return { stream: child.stdout as AsyncIterable<Buffer> & NodeJS.ReadableStream, done: exited, abort: () => child.kill('SIGKILL') };
+}
+
+/** Room for headers, padding and the end blocks beyond the declared sizes (and what the parser buffers). */
+const HEADER_ROOM = 8192;
+const SLACK = 8 * 1024 * 1024;
+
+export interface EntryHeader {
+  name: string;
+  type: string | null;
+  size: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  mtime: Date;
+  linkname: string | null;
+}
+
+/** One entry while it is read: its header and its bytes (read them, or they are skipped). */
+export interface EntryIn {
+  header: EntryHeader;
+  data: AsyncIterable<Buffer>;
+}
+
+function waitDrain(w: { once(ev: 'drain' | 'close', fn: () => void): unknown; off(ev: 'drain' | 'close', fn: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      w.off('drain', done);
+      w.off('close', done);
+      resolve();
+    };
+    w.once('drain', done);
+    w.once('close', done);
+  });
+}
+
+const describe = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const asStop = (e: unknown) => (e instanceof ArchiveStop ? e : new ArchiveStop('', `the archive is truncated or corrupt (${describe(e)})`));
+
+/**
+ * Reads every entry of the archive in order and hands it to `handle`. The limits hold while reading:
+ * past `maxEntries`, past a declared total of `maxBytes`, or when the decompressed bytes outgrow what the
+ * entries declare (a bomb of padding or zero blocks), reading stops with an ArchiveStop. A truncated or
+ * corrupt stream stops with one too.
+ */
+export async function readEntries(
+  path: string,
+  limits: ArchiveLimits,
+  handle: (e: EntryIn) => Promise<void>,
+): Promise<{ compression: Compression; entries: number; bytes: number }> {
+  const compression = sniffCompression(path);
+  if (!compression) throw new ArchiveStop('', 'not a gzip or zstd compressed archive');
+  const src = openDecompressed(path, compression);
+  const ex = tarExtract();
+  let declared = 0;
+  let count = 0;
+  let real = 0;
+  const ceiling = limits.maxBytes + limits.maxEntries * HEADER_ROOM + SLACK;
+  const feed = (async () => {
+    try {
+      for await (const chunk of src.stream) {
+        real += chunk.length;
+        if (real > Math.min(ceiling, declared + (count + 1) * HEADER_ROOM + SLACK)) {
+          throw new ArchiveStop('', `more data than its entries declare (over ${real} bytes decompressed for ${declared} declared): a compression bomb`);
+        }
+        if (!ex.write(chunk)) await waitDrain(ex);
+      }
+      await src.done;
+      ex.end(undefined);
+    } catch (e) {
+      ex.destroy(asStop(e));
+    }
+  })();
+  const entries = ex[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof entries.next>>;
+      try {
+        next = await entries.next();
+      } catch (e) {
+        throw asStop(e);
+      }
+      if (next.done) break;
+      const entry = next.value;
+      const h = entry.header;
+      const header: EntryHeader = {
+        name: h.name,
+        // tar-stream gives null for a type flag it does not know
+        type: (h.type as string | null) ?? null,
+        size: h.size,
+        mode: h.mode,
+        uid: h.uid,
+        gid: h.gid,
+        mtime: h.mtime,
+        linkname: h.linkname || null,
+      };
+      count++;
+      if (count > limits.maxEntries) throw new ArchiveStop(header.name, `more than ${limits.maxEntries} entries`);
+      declared += header.size;
+      if (declared > limits.maxBytes) throw new ArchiveStop(header.name, `a declared total of more than ${limits.maxBytes} bytes`);
+      if (header.type === 'directory' && header.size > 0) throw new ArchiveStop(header.name, 'a folder entry that carries data');
+      let consumed = false;
+      const chunks = entry[Symbol.asyncIterator]();
+      const data: AsyncIterable<Buffer> = {
+        [Symbol.asyncIterator]: () => {
+          consumed = true;
+          return {
+            next: () =>
+              chunks.next().then(
+                (r) => r as IteratorResult<Buffer>,
+                (e: unknown) => Promise.reject(asStop(e)),
+              ),
+            return: async () => ({ done: true, value: undefined }),
+          };
+        },
+      };
+      await handle({ header, data });
+      if (!consumed && header.type !== 'directory' && header.size > 0) {
+        for await (const _ of data) void _;
+      }
+    }
+    await feed;
+  } catch (e) {
+    src.abort();
+    ex.destroy();
+    await feed;
+    throw e;
+  }
+  return { compression, entries: count, bytes: real };
+}
