@@ -272,7 +272,7 @@ describe('the view of one app, as a viewer', () => {
     await hasCount(viewer.getByRole('heading', { name: 'Credentials' }), 0);
     await hasCount(viewer.getByRole('button', { name: 'Show credentials' }), 0);
     await hasCount(viewer.getByRole('button', { name: `Restart ${STACK}` }), 0);
-    await hasCount(viewer.getByRole('tab'), 2);
+    await hasCount(viewer.getByRole('tab'), 3);
     await hasCount(viewer.getByRole('tab', { name: 'Configure' }), 0);
     await shoot(viewer, 'app-view-viewer');
     await viewer.getByRole('tab', { name: 'Files' }).click();

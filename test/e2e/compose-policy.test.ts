@@ -112,10 +112,13 @@ describe('settings that take effect', () => {
     assert.equal(await host.getByLabel('Who may install apps with powers over the host (ALLOW_PRIVILEGED_APPS)').inputValue(), 'admins');
     assert.equal(await page.getByLabel(/UPDATE_CHECK_ENABLED/).isChecked(), true);
     const later = page.getByRole('region', { name: 'Not available yet' });
-    for (const item of ['Backups and disk space', 'Backup folder (BACKUP_DIR)', 'Notifications', 'Update channel (UPDATE_CHANNEL)']) {
+    for (const item of ['Notifications', 'Update channel (UPDATE_CHANNEL)']) {
       await visible(later.getByText(item, { exact: true }));
     }
-    await hasCount(page.locator('[name="UPDATE_CHANNEL"], [name="DISK_WARN_PCT"], [name="BACKUP_OFFSITE_DIR"]'), 0);
+    await hasCount(page.locator('[name="UPDATE_CHANNEL"]'), 0);
+    // Backups exist: their settings have inputs.
+    const backups = page.getByRole('region', { name: 'Backups and disk space' });
+    await hasCount(backups.locator('[name="DISK_WARN_PCT"], [name="BACKUP_OFFSITE_DIR"]'), 2);
     await shoot(page, 'settings-effective');
   });
 
@@ -129,7 +132,8 @@ describe('settings that take effect', () => {
 
     await page.getByLabel('Language').selectOption('nl');
     await visible(page.getByRole('region', { name: 'Apps en de host' }));
-    await visible(page.getByRole('region', { name: 'Nog niet beschikbaar' }).getByText('Map voor back-ups (BACKUP_DIR)'));
+    await visible(page.getByRole('region', { name: 'Nog niet beschikbaar' }).getByText('Meldingen', { exact: true }));
+    await visible(page.getByRole('region', { name: 'Back-ups en schijfruimte' }));
     await shoot(page, 'settings-effective-nl');
     await page.getByLabel('Taal').selectOption('en');
 

@@ -113,13 +113,16 @@ describe('settings screen', () => {
   test('is in the menu for admins, grouped, with secrets as set / not set', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await visible(heading('Settings'));
-    for (const group of ['Folders', 'Time zone', 'Apps and the host', 'Updates', 'Registry account', 'Not available yet']) {
+    for (const group of ['Folders', 'Time zone', 'Apps and the host', 'Backups and disk space', 'Updates', 'Registry account', 'Not available yet']) {
       await visible(page.getByRole('heading', { name: group, level: 2 }));
     }
     // Settings of features that do not exist yet are named, not offered as inputs.
     const later = page.getByRole('region', { name: 'Not available yet' });
-    for (const item of ['Backups and disk space', 'Notifications']) await visible(later.getByText(item, { exact: true }));
-    await hasCount(page.locator('[name="NOTIFY_TOKEN"], [name="BACKUP_DIR"]'), 0);
+    for (const item of ['Notifications', 'Update channel (UPDATE_CHANNEL)']) await visible(later.getByText(item, { exact: true }));
+    await hasCount(later.getByText('Backups and disk space', { exact: true }), 0);
+    await hasCount(page.locator('[name="NOTIFY_TOKEN"]'), 0);
+    // Backups exist: their folder sits with the other folders.
+    await hasCount(page.getByRole('region', { name: 'Folders' }).locator('[name="BACKUP_DIR"]'), 1);
     // Shared networks exist: their names are settings with inputs.
     await visible(page.getByRole('heading', { name: 'Networks', level: 2 }));
     await hasCount(page.locator('[name="SHARED_NETWORK"]'), 1);

@@ -30,5 +30,4 @@ export const enPolicy = {
   'settings.not_available': 'Not available yet',
   'settings.not_available_intro':
     'These parts of Kade do not exist yet. Their settings would have no effect, so they cannot be changed; they appear here once the feature works.',
-  'settings.not_available_backup_dir': 'Backup folder (BACKUP_DIR)',
 } as const;

@@ -1,6 +1,7 @@
 import { enAdmin } from './en-admin.ts';
 import { enAdopt } from './en-adopt.ts';
 import { enApp } from './en-app.ts';
+import { enBackups } from './en-backups.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enForms } from './en-forms.ts';
@@ -187,6 +188,7 @@ export const en = {
   ...enPolicy,
   ...enForms,
   ...enNetworks,
+  ...enBackups,
 } as const;
 
 export type MessageKey = keyof typeof en;

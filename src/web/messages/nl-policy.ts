@@ -33,5 +33,4 @@ export const nlPolicy: Record<keyof typeof enPolicy, string> = {
   'settings.not_available': 'Nog niet beschikbaar',
   'settings.not_available_intro':
     'Deze onderdelen van Kade bestaan nog niet. Hun instellingen zouden niets doen, dus je kunt ze niet wijzigen; ze verschijnen hier zodra de functie werkt.',
-  'settings.not_available_backup_dir': 'Map voor back-ups (BACKUP_DIR)',
 };

@@ -2,6 +2,7 @@ import type { MessageKey } from './en.ts';
 import { nlAdmin } from './nl-admin.ts';
 import { nlAdopt } from './nl-adopt.ts';
 import { nlApp } from './nl-app.ts';
+import { nlBackups } from './nl-backups.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlForms } from './nl-forms.ts';
@@ -185,4 +186,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlPolicy,
   ...nlForms,
   ...nlNetworks,
+  ...nlBackups,
 };

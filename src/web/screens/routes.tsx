@@ -7,6 +7,7 @@ import { APP_PATH } from './app/app-path.ts';
 import { AppScreen } from './app/app-screen.tsx';
 import { AppsScreen } from './apps/apps-screen.tsx';
 import { AuditScreen } from './audit/audit-screen.tsx';
+import { BackupsScreen } from './backups/backups-screen.tsx';
 import { ContainersScreen } from './containers/containers-screen.tsx';
 import { INSTALL_PATH } from './install/install-model.ts';
 import { InstallScreen } from './install/install-screen.tsx';
@@ -52,6 +53,8 @@ export const SCREENS: ScreenRoute[] = [
     navRole: 'operator',
     render: (user) => <NetworksScreen user={user} />,
   },
+  // Everyone sees the backups and the disk; operators act on them, admins set the schedule.
+  { path: '/backups', title: 'backups.title', nav: 'nav.backups', role: 'viewer', render: (user) => <BackupsScreen user={user} /> },
   { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
   { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
   { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },

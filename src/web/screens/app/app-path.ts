@@ -15,7 +15,7 @@ export function appNameOf(path: string): string | null {
   }
 }
 
-export const TABS = ['overview', 'configure', 'files'] as const;
+export const TABS = ['overview', 'configure', 'files', 'backups'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The tab named by a hash such as `#files`, if the user may see it; the overview otherwise. */

@@ -11,13 +11,14 @@ import { isBusy, useStackJobs } from '../apps/use-stack-jobs.ts';
 import { getStackDetail, type StackDetailT } from './app-api.ts';
 import { appNameOf } from './app-path.ts';
 import { TabList, useHashTab, useVisited } from './app-tabs.tsx';
+import { BackupsTab } from './backups-tab.tsx';
 import { ConfigureTab } from './configure/configure-tab.tsx';
 import { FilesTab } from './files-tab.tsx';
 import { OverviewTab } from './overview-tab.tsx';
 import '../apps/apps.css';
 import './app.css';
 
-/** One installed app: its status and actions on top, then Overview, Configure and Files as tabs. */
+/** One installed app: its status and actions on top, then Overview, Configure, Files and Backups as tabs. */
 export function AppScreen({ user, path }: { user: UserT; path: string }) {
   const name = appNameOf(path) ?? '';
   const fetcher = useCallback(() => getStackDetail(name), [name]);
@@ -90,6 +91,7 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
                 {k === 'overview' && <OverviewTab stack={stack} user={user} />}
                 {k === 'configure' && <ConfigureTab name={name} user={user} />}
                 {k === 'files' && <FilesTab name={name} user={user} />}
+                {k === 'backups' && <BackupsTab name={name} user={user} onRestored={reload} />}
               </div>
             ))}
         </>

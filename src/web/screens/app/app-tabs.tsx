@@ -5,8 +5,8 @@ import { t } from '../../i18n.ts';
 import { type Tab, tabAfterKey, tabOfHash } from './app-path.ts';
 
 // Module constants, so the hook's listener is not re-added on every render.
-const VIEWER_TABS: readonly Tab[] = ['overview', 'files'];
-const OPERATOR_TABS: readonly Tab[] = ['overview', 'configure', 'files'];
+const VIEWER_TABS: readonly Tab[] = ['overview', 'files', 'backups'];
+const OPERATOR_TABS: readonly Tab[] = ['overview', 'configure', 'files', 'backups'];
 
 /** The tab named in the URL hash (so a reload keeps it), the way to change it, and the tabs the role sees. */
 export function useHashTab(role: Role): [Tab, (tab: Tab) => void, readonly Tab[]] {

@@ -30,8 +30,7 @@ export function FoldersSection(p: SectionProps) {
   };
   return (
     <Section id="settings-folders" title={t('settings.folders')} intro={t('settings.folders_intro')}>
-      {/* BACKUP_DIR belongs to the backups, which do not exist yet: listed under "not available yet". */}
-      {(['BASE_DIR', 'LIBRARY_DIR', 'DATA_DIR'] as const).map(field)}
+      {(['BASE_DIR', 'LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const).map(field)}
     </Section>
   );
 }

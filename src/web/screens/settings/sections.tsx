@@ -1,6 +1,8 @@
 import { type MessageKey, t } from '../../i18n.ts';
+import { onLinkClick } from '../../router.ts';
 import type { SectionProps } from './form-bind.ts';
 import { Checkbox, SecretInput, Section, Select, TextArea, TextInput } from './inputs.tsx';
+import { PathField } from './path-field.tsx';
 
 /** Every zone the browser knows, offered while typing; the server checks the choice. */
 function zones(): string[] {
@@ -26,7 +28,7 @@ export function TimeSection(p: SectionProps) {
  * (setting_not_available) and the screen names them instead of offering inputs.
  */
 export function NotAvailableSection() {
-  const items: MessageKey[] = ['settings.backups', 'settings.not_available_backup_dir', 'settings.notify', 'settings.update_channel'];
+  const items: MessageKey[] = ['settings.notify', 'settings.update_channel'];
   return (
     <Section id="settings-not-available" title={t('settings.not_available')} intro={t('settings.not_available_intro')}>
       <ul class="plain-list muted">
@@ -34,6 +36,35 @@ export function NotAvailableSection() {
           <li key={k}>{t(k)}</li>
         ))}
       </ul>
+    </Section>
+  );
+}
+
+/**
+ * What a backup holds and the room that stays free. BACKUP_DIR sits with the other folders; the schedule and
+ * retention are edited on the Backups screen (PUT /api/backups/schedule), not here.
+ */
+export function BackupsSection(p: SectionProps) {
+  const offsite = p.text('BACKUP_OFFSITE_DIR');
+  return (
+    <Section id="settings-backups" title={t('settings.backups')} intro={t('settings.backups_intro')}>
+      <Checkbox label={t('settings.backup_appdata')} {...p.flag('BACKUP_APPDATA')} />
+      <PathField
+        label={t('settings.offsite_dir')}
+        name="BACKUP_OFFSITE_DIR"
+        value={offsite.value}
+        invalid={offsite.invalid}
+        onInput={offsite.onInput}
+        hint={t('settings.offsite_hint')}
+        optional
+      />
+      <TextInput label={t('settings.disk_min_free')} hint={t('settings.disk_min_free_hint')} numeric {...p.text('DISK_MIN_FREE_GB')} />
+      <TextInput label={t('settings.disk_warn')} hint={t('settings.disk_warn_hint')} numeric {...p.text('DISK_WARN_PCT')} />
+      <p class="settings-more">
+        <a href="/backups" onClick={onLinkClick}>
+          {t('settings.backups_link')}
+        </a>
+      </p>
     </Section>
   );
 }

@@ -17,8 +17,8 @@ export const TEXT_KEYS = [
   'TIMEZONE',
   'SHARED_NETWORK',
   'APP_NETWORKS',
-  'BACKUP_SCHEDULE_MODE',
-  ...NUMBER_KEYS,
+  'DISK_MIN_FREE_GB',
+  'DISK_WARN_PCT',
   'BACKUP_OFFSITE_DIR',
   'UPDATE_CHANNEL',
   'REGISTRY_URL',
@@ -27,10 +27,12 @@ export const TEXT_KEYS = [
   'ALLOWED_HOST_DIRS',
 ] as const;
 export type TextKey = (typeof TEXT_KEYS)[number];
+// The backup schedule and retention (BACKUP_SCHEDULE_*, BACKUP_RETENTION_*) are not here: the Backups screen edits
+// them through /api/backups/schedule, and a settings save must not send back values read before such a change.
 export const FLAG_KEYS = ['BACKUP_APPDATA', 'AUTO_SYNC_ON_BOOT', 'UPDATE_CHECK_ENABLED'] as const;
 export type FlagKey = (typeof FLAG_KEYS)[number];
 
-const NUMBERS = new Set<TextKey>(NUMBER_KEYS);
+const NUMBERS = new Set<string>(NUMBER_KEYS);
 
 export function toForm(s: SettingsT): SettingsForm {
   const text = {} as Record<TextKey, string>;

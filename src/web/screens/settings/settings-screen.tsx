@@ -6,7 +6,16 @@ import { navigate } from '../../router.ts';
 import { FoldersSection } from './folders-section.tsx';
 import { makeBinders, type SectionProps } from './form-bind.ts';
 import { SaveResult, type SaveState } from './save-result.tsx';
-import { NetworksSection, NotAvailableSection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
+import {
+  BackupsSection,
+  NetworksSection,
+  NotAvailableSection,
+  RegistrySection,
+  SecuritySection,
+  SsoSection,
+  TimeSection,
+  UpdatesSection,
+} from './sections.tsx';
 import { getSettings, resetWizard, saveSettings } from './settings-api.ts';
 import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
 import './settings.css';
@@ -128,6 +137,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
         <TimeSection {...props} />
         <SecuritySection {...props} />
         <NetworksSection {...props} />
+        <BackupsSection {...props} />
         <UpdatesSection {...props} />
         <RegistrySection {...props} />
         <div class="save-bar">

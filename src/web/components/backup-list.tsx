@@ -1,0 +1,292 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { JobT } from '../../shared/api.ts';
+import { getLang, isMessageKey, t } from '../i18n.ts';
+import { formatBytes, formatWhen } from './backup-format.ts';
+import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
+import { ErrorMessage } from './error-message.tsx';
+import { JobProgress } from './job-progress.tsx';
+import './backups.css';
+
+const when = (iso: string) => formatWhen(iso, getLang());
+
+function reasonText(reason: string): string {
+  const key = `backups.reason.${reason}`;
+  return isMessageKey(key) ? t(key) : reason;
+}
+
+interface ListProps {
+  backups: BackupT[];
+  /** Operators and admins verify, restore, download and delete; viewers read. */
+  canOperate: boolean;
+  /** After anything that changes what the list shows: a verification, a restore. */
+  onChanged: () => void;
+  /** A backup was deleted; the caller says so where it stays on screen (the list may be gone with it). */
+  onDeleted: (b: BackupT) => void;
+  /** A restore ended (either way): the app's own view reads its state again. */
+  onRestored?: ((job: JobT) => void) | undefined;
+  label: string;
+}
+
+/** Backups, newest first, each with its facts and actions. */
+export function BackupList({ backups, canOperate, onChanged, onDeleted, onRestored, label }: ListProps) {
+  return (
+    <ul class="backups" aria-label={label}>
+      {backups.map((b) => (
+        <BackupItem key={b.id} backup={b} canOperate={canOperate} onChanged={onChanged} onRestored={onRestored} onDeleted={() => onDeleted(b)} />
+      ))}
+    </ul>
+  );
+}
+
+/** The line that reports a deletion, announced to screen readers. */
+export function DeletedNotice({ deleted }: { deleted: BackupT | null }) {
+  return (
+    <div role="status" class="backups-status">
+      {deleted && <p class="notice">{t('backups.deleted', { name: deleted.stack, time: when(deleted.created_at) })}</p>}
+    </div>
+  );
+}
+
+type Running = { kind: 'verify' | 'restore'; job: JobT; ended: JobT | null };
+
+interface ItemProps {
+  backup: BackupT;
+  canOperate: boolean;
+  onChanged: () => void;
+  onRestored?: ((job: JobT) => void) | undefined;
+  onDeleted: () => void;
+}
+
+function BackupItem({ backup: b, canOperate, onChanged, onRestored, onDeleted }: ItemProps) {
+  const heading = useId();
+  const [asking, setAsking] = useState<'restore' | 'delete' | null>(null);
+  const [run, setRun] = useState<Running | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const time = when(b.created_at);
+  const names = { name: b.stack, time };
+  const working = busy || (run !== null && run.ended === null);
+
+  const act = async (work: () => Promise<void>) => {
+    if (working) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const start = (kind: Running['kind']) =>
+    act(async () => {
+      const job = await (kind === 'verify' ? verifyBackup(b.id) : restoreBackup(b.id));
+      setAsking(null);
+      setRun({ kind, job, ended: null });
+    });
+  const remove = () =>
+    act(async () => {
+      await deleteBackup(b.id);
+      setAsking(null);
+      onDeleted();
+    });
+  const ended = (job: JobT) => {
+    setRun((r) => (r && r.job.id === job.id ? { ...r, ended: job } : r));
+    onChanged();
+    if (run?.kind === 'restore') onRestored?.(job);
+  };
+
+  return (
+    <li class="backup" aria-labelledby={heading} data-backup={b.id}>
+      <div class="backup-head">
+        <h3 id={heading}>{time}</h3>
+        <Verified b={b} />
+        <span class="badge backup-reason">{reasonText(b.reason)}</span>
+      </div>
+      <Facts b={b} />
+      <Skipped b={b} />
+      {canOperate && (
+        <div class="backup-actions">
+          <button
+            type="button"
+            class="btn btn-small"
+            aria-disabled={working}
+            aria-label={t('backups.verify_label', names)}
+            onClick={() => void start('verify')}
+          >
+            {t('backups.verify')}
+          </button>
+          <button
+            type="button"
+            class="btn btn-small"
+            aria-disabled={working}
+            aria-expanded={asking === 'restore'}
+            aria-label={t('backups.restore_label', names)}
+            onClick={() => !working && setAsking(asking === 'restore' ? null : 'restore')}
+          >
+            {t('backups.restore')}
+          </button>
+          <a class="btn btn-small" href={downloadHref(b.id)} download={`${b.id}.tar.gz`} aria-label={t('backups.download_label', names)}>
+            {t('backups.download')}
+          </a>
+          <button
+            type="button"
+            class="btn btn-small btn-danger-quiet"
+            aria-disabled={working}
+            aria-expanded={asking === 'delete'}
+            aria-label={t('backups.delete_label', names)}
+            onClick={() => !working && setAsking(asking === 'delete' ? null : 'delete')}
+          >
+            {t('backups.delete')}
+          </button>
+        </div>
+      )}
+      {asking === 'restore' && (
+        <Confirm
+          title={t('backups.restore_confirm', names)}
+          yes={busy ? t('backups.starting') : t('backups.restore_yes', { name: b.stack })}
+          onYes={() => void start('restore')}
+          onNo={() => setAsking(null)}
+        >
+          <p>{t('backups.restore_warning', names)}</p>
+          {!b.appdata && <p>{t('backups.restore_no_appdata')}</p>}
+          <p>{t('backups.restore_safety')}</p>
+        </Confirm>
+      )}
+      {asking === 'delete' && (
+        <Confirm
+          title={t('backups.delete_confirm', names)}
+          yes={busy ? t('backups.starting') : t('backups.delete_yes')}
+          danger
+          onYes={() => void remove()}
+          onNo={() => setAsking(null)}
+        >
+          <p>{t('backups.delete_warning')}</p>
+        </Confirm>
+      )}
+      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      {run && (
+        <JobProgress
+          key={run.job.id}
+          job={run.job}
+          label={run.kind === 'verify' ? t('backups.verifying', names) : t('backups.restoring', names)}
+          onEnd={ended}
+        />
+      )}
+      {run?.kind === 'restore' && run.ended && <RestoreOutcome job={run.ended} names={names} />}
+    </li>
+  );
+}
+
+function Verified({ b }: { b: BackupT }) {
+  const at = b.verified_at ? when(b.verified_at) : '';
+  if (b.verified === true)
+    return (
+      <span class="badge backup-verified" title={t('backups.verified_at', { time: at })}>
+        <span aria-hidden="true">✓ </span>
+        {t('backups.verified')}
+      </span>
+    );
+  if (b.verified === false)
+    return (
+      <span class="badge backup-unreadable" title={t('backups.verified_at', { time: at })}>
+        <span aria-hidden="true">✗ </span>
+        {t('backups.verify_failed')}
+      </span>
+    );
+  return <span class="badge backup-unverified">{t('backups.not_verified')}</span>;
+}
+
+/** The server writes where the copy went, or `not copied: why`; null when no offsite folder is set. */
+function offsiteOf(offsite: string | null): { text: string; kind: 'none' | 'failed' | 'copied' } {
+  if (offsite === null) return { text: t('backups.offsite_none'), kind: 'none' };
+  const m = /^not copied:\s*(.*)$/s.exec(offsite);
+  if (m) return { text: t('backups.offsite_failed', { why: m[1] ?? '' }), kind: 'failed' };
+  return { text: t('backups.offsite_at', { path: offsite }), kind: 'copied' };
+}
+
+const OFFSITE_CLASS = { none: 'muted', failed: 'backup-warn', copied: 'backup-path' } as const;
+
+function Facts({ b }: { b: BackupT }) {
+  const offsite = offsiteOf(b.offsite);
+  const dbs = b.databases.map((d) => t('backups.database', { service: d.service, kind: d.kind })).join(', ');
+  return (
+    <dl class="backup-facts">
+      <div>
+        <dt>{t('backups.size')}</dt>
+        <dd>{formatBytes(b.size, getLang())}</dd>
+      </div>
+      <div>
+        <dt>{t('backups.databases')}</dt>
+        <dd>{dbs || <span class="muted">{t('backups.databases_none')}</span>}</dd>
+      </div>
+      <div>
+        <dt>{t('backups.appdata')}</dt>
+        <dd>{b.appdata ? t('backups.appdata_yes') : t('backups.appdata_no')}</dd>
+      </div>
+      <div class="backup-wide">
+        <dt>{t('backups.offsite')}</dt>
+        <dd class={OFFSITE_CLASS[offsite.kind]}>{offsite.text}</dd>
+      </div>
+      <div class="backup-wide">
+        <dt>{t('backups.id')}</dt>
+        <dd class="backup-path">{b.id}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Files that could not be read: the rest was backed up; the list says which and why. */
+function Skipped({ b }: { b: BackupT }) {
+  if (b.skipped.length === 0) return null;
+  return (
+    <details class="backup-skipped">
+      <summary>{t('backups.skipped', { count: b.skipped.length })}</summary>
+      <ul>
+        {b.skipped.map((s) => (
+          <li key={s.path}>
+            <code>{s.path}</code> <span class="muted">{s.reason}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+interface ConfirmProps {
+  title: string;
+  yes: string;
+  danger?: boolean;
+  onYes: () => void;
+  onNo: () => void;
+  children: ComponentChildren;
+}
+
+/** A question in place: the focus starts on Cancel, so Enter never restores or deletes by accident. */
+function Confirm({ title, yes, danger, onYes, onNo, children }: ConfirmProps) {
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), []);
+  return (
+    <fieldset class="backup-confirm">
+      <legend class="backup-confirm-title">{title}</legend>
+      {children}
+      <p class="backup-confirm-buttons">
+        <button type="button" class={danger ? 'btn btn-small btn-danger' : 'btn btn-small btn-primary'} onClick={onYes}>
+          {yes}
+        </button>
+        <button type="button" class="btn btn-small" ref={cancel} onClick={onNo}>
+          {t('backups.cancel')}
+        </button>
+      </p>
+    </fieldset>
+  );
+}
+
+/** How a restore ended, in words: on a failure the job put the previous state back. */
+function RestoreOutcome({ job, names }: { job: JobT; names: { name: string; time: string } }) {
+  if (job.state === 'succeeded') return <p class="backup-ok">{t('backups.restored', names)}</p>;
+  if (job.state === 'failed') return <p class="backup-failed">{t('backups.restore_failed', { name: names.name })}</p>;
+  return null;
+}
