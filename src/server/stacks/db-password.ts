@@ -244,7 +244,7 @@ export function safeReason(stderr: string, secrets: string[]): string {
 }
 
 /** A PostgreSQL E'' string literal: the same in every standard_conforming_strings setting. */
-function pgString(s: string): string {
+export function pgString(s: string): string {
   return `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
