@@ -147,13 +147,12 @@ function checkTarget(target: string): boolean {
   return true;
 }
 
-function checkSpace(target: string, bytes: number): void {
+/** Bytes free for the target (its nearest existing folder): a restore never fills the disk. */
+function freeFor(target: string): { dir: string; free: number } {
   let dir = target;
   while (!existsSync(dir)) dir = dirname(dir);
   const s = statfsSync(dir);
-  if (s.bavail * s.bsize < bytes) {
-    throw new AppError('disk_full', `the archive holds ${bytes} bytes and ${dir} has ${s.bavail * s.bsize} free`, { params: { path: dir, needed: bytes } });
-  }
+  return { dir, free: s.bavail * s.bsize };
 }
 
 interface Pending {
@@ -194,17 +193,19 @@ const count = (): BranchCount => ({ files: 0, folders: 0, links: 0, bytes: 0 });
 /**
  * Validates the whole archive first (inspectArchive) and refuses it with `archive_refused` naming the first
  * entry and reason, with nothing written; only then extracts into `targetDir` (created 0700; it must not
- * exist or be empty). Links are made last, so no write ever goes through one. On a failure while writing,
- * what was written is removed again.
+ * exist or be empty). `maxBytes` is lowered to the free space of the target's file system, so a restore
+ * never fills the disk. Links are made last, so no write ever goes through one. On a failure while
+ * writing, what was written is removed again.
  */
 export async function extractArchive(path: string, targetDir: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<Extracted> {
   const target = resolve(targetDir);
   const existed = checkTarget(target);
+  const space = freeFor(target);
+  if (space.free < limits.maxBytes) limits = { ...limits, maxBytes: space.free };
   const check = await inspectArchive(path, limits);
   const first = check.problems[0];
   if (first || !check.manifest) throw refused(first ?? { entry: MANIFEST_NAME, reason: 'no usable manifest' }, Math.max(1, check.problemCount));
   const manifest = check.manifest;
-  checkSpace(target, check.bytes);
   const known = new Map(manifest.entries.map((e) => [e.path, e]));
   if (!existed) mkdirSync(target, { recursive: true, mode: 0o700 });
   const result: Extracted = { target, manifest, stack: count(), appdata: null, dumps: [], ownersKept: true };

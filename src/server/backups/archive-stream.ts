@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
@@ -36,7 +36,7 @@ export function sniffCompression(path: string): Compression | null {
   }
 }
 
-function zstd(args: string[], stdio: ['pipe' | 'ignore', 'pipe' | number, 'pipe']) {
+function zstd(args: string[], stdio: ['pipe' | 'ignore', 'pipe', 'pipe']) {
   const child = spawn('zstd', args, { stdio });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {
@@ -53,18 +53,27 @@ function zstd(args: string[], stdio: ['pipe' | 'ignore', 'pipe' | number, 'pipe'
   return { child, exited };
 }
 
-/** A compressing sink that writes into `fd` (left open); `done` settles once every byte reached the file. */
-export function openCompressor(kind: Compression, fd: number): { input: Writable; done: Promise<void>; abort(): void } {
+/**
+ * Compresses a stream of tar bytes into `path` (created 0600, never replacing a file, synced before it is
+ * closed). `done` settles once every byte reached the file and the file is closed, on success or not.
+ */
+export function compressInto(kind: Compression, source: Readable, path: string): Promise<void> {
+  const file = createWriteStream(path, { flags: 'wx', mode: 0o600, flush: true });
+  const closed = new Promise<void>((resolve) => file.once('close', () => resolve()));
   if (kind === 'gzip') {
-    const gz = createGzip();
-    const done = pipeline(gz, createWriteStream('', { fd, autoClose: false }));
-    done.catch(() => undefined);
-    return { input: gz, done, abort: () => gz.destroy() };
+    const piped = pipeline(source, createGzip(), file);
+    return piped.finally(() => closed);
   }
-  const { child, exited } = zstd(['-q', '-c', '--no-progress'], ['pipe', fd, 'pipe']);
-  const input = child.stdin as Writable;
-  input.on('error', () => undefined); // a dying zstd is reported by its exit
-  return { input, done: exited, abort: () => child.kill('SIGKILL') };
+  const { child, exited } = zstd(['-q', '-c', '--no-progress'], ['pipe', 'pipe', 'pipe']);
+  const input = pipeline(source, child.stdin as Writable);
+  const output = pipeline(child.stdout as Readable, file);
+  const all = Promise.all([input, output, exited]).then(() => undefined);
+  all.catch(() => {
+    child.kill('SIGKILL');
+    source.destroy();
+    file.destroy();
+  });
+  return Promise.allSettled([all, closed]).then(() => all);
 }
 
 function openDecompressed(path: string, kind: Compression): { stream: AsyncIterable<Buffer>; done: Promise<void>; abort(): void } {

@@ -14,7 +14,7 @@ import { type Header, type Pack, pack as tarPack } from 'tar-stream';
 import { AppError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, type ManifestEntry, resolveInBranch } from './archive-format.ts';
-import { type Compression, openCompressor } from './archive-stream.ts';
+import { type Compression, compressInto } from './archive-stream.ts';
 
 export interface DumpSource {
   /** The file name under `dumps/` (letters, digits, `.`, `_`, `-`). */
@@ -242,11 +242,10 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
   }
   const tmp = join(dir, `.${basename(o.dest)}.${randomBytes(6).toString('hex')}.tmp`);
   const spools: string[] = [];
-  let fd: number | null = openSync(tmp, 'wx', 0o600);
   const pack = tarPack();
-  const out = openCompressor(compression, fd);
-  const piped = pipeline(Readable.from(pack), out.input);
-  piped.catch((e: unknown) => pack.destroy(e instanceof Error ? e : new Error(String(e))));
+  const source = Readable.from(pack);
+  const written = compressInto(compression, source, tmp);
+  written.catch((e: unknown) => pack.destroy(e instanceof Error ? e : new Error(String(e))));
   const s: State = { pack, entries: [], skipped: [], stripped: [], onSkip: o.onSkip ?? (() => undefined) };
   let linked = false;
   try {
@@ -276,11 +275,7 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
     sink.end(json);
     await done;
     pack.finalize();
-    await piped;
-    await out.done;
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = null;
+    await written;
     // link, not rename: a name that appeared meanwhile is never replaced.
     linkSync(tmp, o.dest);
     linked = true;
@@ -290,10 +285,9 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
     return manifest;
   } catch (e) {
     pack.destroy();
-    out.abort();
-    // The streams must be done with the descriptor before it is closed (and its number reused).
-    await Promise.allSettled([piped, out.done]);
-    if (fd !== null) closeSync(fd);
+    source.destroy();
+    // The file must be closed before it is removed, or a late open would leave it behind.
+    await written.catch(() => undefined);
     rmSync(tmp, { force: true });
     if (linked) rmSync(o.dest, { force: true });
     for (const p of spools) rmSync(p, { force: true });
