@@ -7,6 +7,9 @@ import { createAuditSubscriber } from './audit/audit.subscriber.ts';
 import { createAuthModule } from './auth/auth-module.ts';
 import { createProxyTrust } from './auth/proxy-trust.ts';
 import { activeAuthSettings, createSsoConfigReader } from './auth/sso-config.ts';
+import { archiveIO } from './backups/archive-io.ts';
+import { type BackupsModule, createBackupsModule } from './backups/backups-module.ts';
+import { backupStacks } from './backups/stack-target.ts';
 import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
 import { createReposRepo } from './catalogue/repos.repo.ts';
@@ -33,6 +36,7 @@ import { createNetworksService } from './networks/networks.service.ts';
 import { createSubnetPool } from './networks/subnet-pool.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
+import { stackNames } from './stacks/listing.ts';
 import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
 import { createUpdatesService } from './updates/updates.service.ts';
@@ -98,6 +102,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
   let stacksRef: StacksService | null = null;
+  let backupsRef: BackupsModule | null = null;
   const subnets = createSubnetPool({
     pool: config.appSubnetPool,
     blockPrefix: 26,
@@ -143,8 +148,24 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     updateState: stackUpdates.state,
     networks,
     subnets,
+    backupFirst: (stack, reason, ctx, actor) => backupsRef?.backupFirst(stack, reason, ctx, actor) ?? Promise.resolve(),
   });
   stacksRef = stacks;
+  const backups = createBackupsModule({
+    stacks: backupStacks(stacks, engine),
+    archive: archiveIO,
+    settings,
+    paths,
+    stateDir: config.stateDir,
+    engine,
+    compose,
+    jobs,
+    events,
+    logger,
+    clock,
+    apps: () => stackNames(paths.LIBRARY_DIR),
+  });
+  backupsRef = backups;
   settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   // Before any request: jobs a crash cut off are resolved (a reconfigure rolled back, `up -d`) while holding their app's slot.
   const interrupted = stacks.recoverInterrupted();
@@ -157,9 +178,12 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     engine,
     events,
     credentials: () => registryCredentials(settings),
+    // API.md: an update makes a backup first; a failed backup is a warning and the update goes on.
+    beforeUpdate: (p, ctx) => backups.backupFirst(stacks.stackOfProject(p.name) ?? p.name, 'update', ctx, null),
   });
   // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
   stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });
+  backups.startSchedule();
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
@@ -168,7 +192,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, updates, imageTags },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, backups, updates, imageTags },
     {
       logger,
       version: config.version,
@@ -186,6 +210,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     openLogStreams: containers.openLogStreams,
     async close() {
       stackUpdates.stop();
+      backups.stopSchedule();
       await jobs.idle();
       db.close();
     },

@@ -28,25 +28,11 @@ export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
 export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
 
 /**
- * Settings stored for features that do not exist yet (backups, disk limits, notifications,
+ * Settings stored for features that do not exist yet (notifications,
  * Kade's self-update): a PUT that changes one is refused (`setting_not_available`) and the screen marks them.
  * A key leaves this list in the change that makes it take effect (docs/settings.md).
  */
-export const NOT_AVAILABLE_KEYS = [
-  'BACKUP_DIR',
-  'BACKUP_APPDATA',
-  'BACKUP_SCHEDULE_MODE',
-  'BACKUP_SCHEDULE_DAY',
-  'BACKUP_SCHEDULE_HOUR',
-  'BACKUP_RETENTION_COUNT',
-  'BACKUP_RETENTION_DAYS',
-  'DISK_MIN_FREE_GB',
-  'DISK_WARN_PCT',
-  'BACKUP_OFFSITE_DIR',
-  'NOTIFY_TOKEN',
-  'NOTIFY_EMAIL_PASSWORD',
-  'UPDATE_CHANNEL',
-] as const;
+export const NOT_AVAILABLE_KEYS = ['NOTIFY_TOKEN', 'NOTIFY_EMAIL_PASSWORD', 'UPDATE_CHANNEL'] as const;
 export type NotAvailableKey = (typeof NOT_AVAILABLE_KEYS)[number];
 export const isNotAvailable = (key: string): key is NotAvailableKey => (NOT_AVAILABLE_KEYS as readonly string[]).includes(key);
 

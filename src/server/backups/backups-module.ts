@@ -74,7 +74,7 @@ export function createBackupsModule(d: BackupsModuleDeps) {
       requireRole(actor, 'viewer', 'the backup schedule');
       return view();
     },
-    setSchedule(actor: Actor, input: Partial<Omit<BackupScheduleT, 'next_run'>>): BackupScheduleT {
+    setSchedule(actor: Actor, input: { [K in keyof Omit<BackupScheduleT, 'next_run'>]?: BackupScheduleT[K] | undefined }): BackupScheduleT {
       d.settings.update(actor, {
         ...(input.mode !== undefined ? { BACKUP_SCHEDULE_MODE: input.mode } : {}),
         ...(input.day !== undefined ? { BACKUP_SCHEDULE_DAY: input.day } : {}),

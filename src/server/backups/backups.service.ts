@@ -11,7 +11,7 @@ import type { JobT } from '../../shared/api.ts';
 import type { BackupT, DiskStateT } from '../../shared/backups.ts';
 import { BACKUP_ID } from '../../shared/backups.ts';
 import { requireRole } from '../core/authorize.ts';
-import { AppError, errorMessage, notFound } from '../core/errors.ts';
+import { AppError, errorMessage, isAppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
@@ -361,8 +361,15 @@ export function createBackupsService(d: BackupsDeps) {
   function restore(actor: Actor, id: string): JobT {
     requireRole(actor, 'operator', 'restoring a backup');
     const b = get(id);
-    const loc = d.stacks.locate(b.stack);
-    if (loc.adopted) {
+    // A deleted app comes back from its backup: there is then nothing to move aside.
+    let loc: ReturnType<BackupStacks['locate']> | null;
+    try {
+      loc = d.stacks.locate(b.stack);
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'not_found') throw err;
+      loc = null;
+    }
+    if (loc?.adopted) {
       throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
         params: { stack: b.stack },
       });
@@ -378,7 +385,7 @@ export function createBackupsService(d: BackupsDeps) {
       await d.archive.extract(archivePath(id), staging);
       ctx.log('archive extracted into a staging folder');
       ctx.progress(0.2);
-      const liveStack = loc.libraryPath;
+      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
       const liveData = join(d.settings.dataDir, b.stack);
       const aside = { stack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`), data: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`) };
       const restoredData = existsSync(join(staging, 'appdata'));
@@ -387,7 +394,7 @@ export function createBackupsService(d: BackupsDeps) {
         renameSync(from, to);
         moved.push({ from, to });
       };
-      const oldProject = loc.project;
+      const oldProject = loc?.project ?? null;
       try {
         if (oldProject) {
           ctx.log('stopping the app');
@@ -424,8 +431,8 @@ export function createBackupsService(d: BackupsDeps) {
           if (m.from.startsWith(staging)) rmSync(m.to, { recursive: true, force: true });
           else renameSync(m.to, m.from);
         }
-        const back = d.stacks.locate(b.stack);
-        if (back.project) await d.stacks.up(back.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+        const back = existsSync(liveStack) ? d.stacks.locate(b.stack) : null;
+        if (back?.project) await d.stacks.up(back.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
         ctx.log('the previous state is back');
         rmSync(staging, { recursive: true, force: true });
         d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });

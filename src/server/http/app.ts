@@ -10,6 +10,7 @@ import { hostCheck } from './host-check.ts';
 import { normaliseError, problemResponse } from './problem.ts';
 import { auditRoutes } from './routes/audit.routes.ts';
 import { authRoutes } from './routes/auth.routes.ts';
+import { backupsRoutes } from './routes/backups.routes.ts';
 import { catalogueRoutes } from './routes/catalogue.routes.ts';
 import { containersRoutes } from './routes/containers.routes.ts';
 import { hostRoutes } from './routes/host.routes.ts';
@@ -109,6 +110,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   wizardRoutes(app, services);
   hostRoutes(app, services);
   networksRoutes(app, services);
+  backupsRoutes(app, services);
   updatesRoutes(app, services);
 
   app.doc31('/api/openapi.json', {

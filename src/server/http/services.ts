@@ -1,6 +1,7 @@
 import type { AuditService } from '../audit/audit.service.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { UsersService } from '../auth/users.service.ts';
+import type { BackupsModule } from '../backups/backups-module.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import type { ContainersService } from '../containers/containers.service.ts';
 import type { Compose } from '../engine/compose.ts';
@@ -29,6 +30,7 @@ export interface Services {
   wizard: WizardService;
   host: HostService;
   networks: NetworksService;
+  backups: BackupsModule;
   updates: UpdatesService;
   imageTags: ImageTagLookup;
 }

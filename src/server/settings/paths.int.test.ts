@@ -79,13 +79,14 @@ describe('paths', () => {
     assert.equal((await suite.admin.put('/api/settings', { BACKUP_DIR: '' })).body.BACKUP_DIR, join(whole.BASE_DIR, 'backups'));
   });
 
-  test('the backup folders cannot be set while backups do not exist; following BASE_DIR still works', async () => {
-    for (const body of [{ BACKUP_OFFSITE_DIR: suite.outside }, { BACKUP_DIR: join(suite.server.baseDir, 'my-backups') }]) {
-      const r = await suite.admin.put('/api/settings', body);
-      isProblem(r, 400, 'setting_not_available');
-      assert.deepEqual(r.body.fields, Object.keys(body));
-    }
-    assert.equal((await suite.admin.get('/api/settings')).body.BACKUP_OFFSITE_DIR, '');
+  test('the backup folders are saved (BACKUP_DIR checked like the other folders); following BASE_DIR still works', async () => {
+    const offsite = await suite.admin.put('/api/settings', { BACKUP_OFFSITE_DIR: suite.outside });
+    assert.equal(offsite.status, 200, JSON.stringify(offsite.body));
+    assert.equal(offsite.body.BACKUP_OFFSITE_DIR, suite.outside);
+    const own = await suite.admin.put('/api/settings', { BACKUP_DIR: join(suite.server.baseDir, 'my-backups') });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.BACKUP_DIR, join(suite.server.baseDir, 'my-backups'));
+    assert.equal((await suite.admin.put('/api/settings', { BACKUP_DIR: '', BACKUP_OFFSITE_DIR: '' })).status, 200);
     const moved = await suite.admin.put('/api/settings', { BASE_DIR: join(suite.server.baseDir, 'offsite-test'), BACKUP_DIR: '' });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     assert.equal(moved.body.BACKUP_DIR, join(suite.server.baseDir, 'offsite-test', 'backups'));

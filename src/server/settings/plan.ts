@@ -125,15 +125,10 @@ export function planUpdate(cur: SettingsState, raw: SettingsUpdateT, mountedBase
 
 /**
  * A setting of a feature that does not exist yet would be saved and do nothing: refused when the request changes
- * it. Sending the stored value back (a GET answer), removing a stored secret, or BACKUP_DIR following BASE_DIR is fine.
+ * it. Sending the stored value back (a GET answer) or removing a stored secret is fine.
  */
-function refuseNotAvailable(cur: SettingsState, input: SettingsUpdateT, plan: Plan): void {
-  const follows = (v: string | undefined) => v !== undefined && v.trim() === '' && !cur.pinned.BACKUP_DIR;
-  const keys = plan.changed.filter((k) => {
-    if (!isNotAvailable(k) || input[k as keyof SettingsUpdateT] === undefined) return false;
-    if (k === 'BACKUP_DIR') return !follows(input.BACKUP_DIR) && Object.hasOwn(plan.set, k);
-    return !plan.remove.includes(k);
-  });
+function refuseNotAvailable(_cur: SettingsState, input: SettingsUpdateT, plan: Plan): void {
+  const keys = plan.changed.filter((k) => isNotAvailable(k) && input[k as keyof SettingsUpdateT] !== undefined && !plan.remove.includes(k));
   const first = keys[0];
   if (first) {
     throw new AppError('setting_not_available', `${first} cannot be saved yet: the feature it belongs to is not available yet (docs/settings.md)`, {

@@ -165,14 +165,6 @@ describe('PUT /api/settings', () => {
   test('a setting of a feature that does not exist yet is refused naming it; its stored value sent back is fine', async () => {
     const before = (await suite.admin.get('/api/settings')).body;
     const changes: Record<string, unknown> = {
-      BACKUP_SCHEDULE_DAY: 'Friday',
-      BACKUP_SCHEDULE_HOUR: 4,
-      BACKUP_SCHEDULE_MODE: 'daily',
-      BACKUP_RETENTION_COUNT: 3,
-      BACKUP_RETENTION_DAYS: 30,
-      BACKUP_APPDATA: false,
-      DISK_WARN_PCT: 80,
-      DISK_MIN_FREE_GB: 1,
       UPDATE_CHANNEL: 'beta',
       NOTIFY_EMAIL_PASSWORD: 'smtp-secret',
     };
@@ -186,6 +178,26 @@ describe('PUT /api/settings', () => {
     // Nothing of a refused request was saved, not even the valid key beside it.
     assert.deepEqual((await suite.admin.get('/api/settings')).body, before);
     assert.equal((await suite.admin.put('/api/settings', before)).status, 200);
+  });
+
+  test('the backup settings are saved now that backups exist; the offsite folder is checked like a folder', async () => {
+    const r = await suite.admin.put('/api/settings', {
+      BACKUP_SCHEDULE_DAY: 'Friday',
+      BACKUP_SCHEDULE_HOUR: 4,
+      BACKUP_SCHEDULE_MODE: 'daily',
+      BACKUP_RETENTION_COUNT: 3,
+      BACKUP_RETENTION_DAYS: 30,
+      BACKUP_APPDATA: false,
+      DISK_WARN_PCT: 80,
+      DISK_MIN_FREE_GB: 1,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.BACKUP_SCHEDULE_DAY, 5);
+    assert.equal(r.body.BACKUP_APPDATA, false);
+    const schedule = await suite.admin.get('/api/backups/schedule');
+    assert.deepEqual({ ...schedule.body, next_run: null }, { mode: 'daily', day: 5, hour: 4, retention_count: 3, retention_days: 30, next_run: null });
+    assert.ok(schedule.body.next_run, 'a daily schedule has a next run');
+    isProblem(await suite.admin.put('/api/settings', { BACKUP_OFFSITE_DIR: 'relative/dir' }), 400, 'path_unreachable');
   });
 
   test('the shared network names are saved and take effect for the network routes', async () => {

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, rmSync, statSync, unlinkSync } from 
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
-import type { FieldValue } from '../../shared/template.ts';
+import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, notFound } from '../core/errors.ts';
@@ -379,6 +379,12 @@ export function createStacksService(d: StacksDeps) {
     connect,
     /** `compose up` and wait until the containers run (the restore of a backup). */
     upProject: up,
+    /** The template an app was installed from, when its repo still has it (a backup reads its database declaration). */
+    templateOf(name: string): TemplateFileT | null {
+      const loc = dirs.locate(name);
+      const found = reconfigure.sourceTemplate(loc, dirs.meta(loc));
+      return typeof found === 'object' ? found.template : null;
+    },
     usingNetwork,
     stackOfProject,
     recordedSubnets,

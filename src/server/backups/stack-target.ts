@@ -1,0 +1,46 @@
+/** The apps as the backup service sees them: folders, compose projects and their databases (dumps.ts). */
+import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
+import { parseEnv } from '../stacks/env-file.ts';
+import { readComposeDoc, readTextOrEmpty } from '../stacks/stack-files.ts';
+import type { StacksService } from '../stacks/stacks.service.ts';
+import type { BackupStacks, DatabaseTarget } from './backups.service.ts';
+import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers } from './dumps.ts';
+
+/** SPEC Limits: a restored database gets this long to answer twice before its dump is loaded. */
+const ANSWER_TIMEOUT_MS = 180_000;
+
+export function backupStacks(stacks: StacksService, engine: Engine): BackupStacks {
+  return {
+    locate(name) {
+      const loc = stacks.dirs.locate(name);
+      return { dir: loc.dir, adopted: loc.adopted, libraryPath: loc.path, project: loc.composeFile ? stacks.dirs.project(loc) : null };
+    },
+    async databases(name): Promise<DatabaseTarget[]> {
+      const loc = stacks.dirs.locate(name);
+      if (!loc.composeFile) return [];
+      const meta = stacks.dirs.meta(loc);
+      const specs = findDatabases(readComposeDoc(loc.composeFile), parseEnv(readTextOrEmpty(loc.envPath)), meta, loc.adopted ? null : stacks.templateOf(name));
+      if (specs.length === 0) return [];
+      const project = stacks.dirs.project(loc).name;
+      const running: Record<string, string> = {};
+      for (const c of await engine.listContainers({ project })) {
+        const service = c.labels[COMPOSE_SERVICE_LABEL];
+        if (service && c.state === 'running') running[service] = c.id;
+      }
+      return specs.map((spec) => {
+        const id = running[spec.service] ?? null;
+        return {
+          service: spec.service,
+          kind: spec.kind,
+          containerId: id,
+          dump: () => dumpDatabase(engine, id ?? '', spec),
+          async load(stream) {
+            await waitUntilAnswers(engine, id ?? '', spec, { timeoutMs: ANSWER_TIMEOUT_MS });
+            await loadDump(engine, id ?? '', spec, stream);
+          },
+        };
+      });
+    },
+    up: (p, ctx) => stacks.upProject(p, ctx),
+  };
+}
