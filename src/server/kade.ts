@@ -166,10 +166,10 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     apps: () => stackNames(paths.LIBRARY_DIR),
   });
   backupsRef = backups;
-  settings.setNetworkUsers((n) => stacks.usingNetwork(n));
-  // Before any request: jobs a crash cut off are resolved (a reconfigure rolled back, `up -d`) while holding their app's slot.
-  const interrupted = stacks.recoverInterrupted();
+  // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
+  const interrupted = stacks.recoverInterrupted(backups.resolvers);
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
+  settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   const updates = createUpdatesService({
     stackUpdates,
     project: stacks.project,

@@ -13,10 +13,11 @@ import { BACKUP_ID } from '../../shared/backups.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, isAppError, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
+import { failpoint } from '../core/failpoint.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
-import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
 
 /** What the backups need of the apps (stacks/). */
 export interface BackupStacks {
@@ -73,6 +74,18 @@ export interface BackupsDeps {
   jobs: JobsService;
   events: EventBus;
   clock: () => Date;
+}
+
+/** What a restore moves where, recorded before the first move so a crash can be undone. */
+interface RestorePlan {
+  stack: string;
+  staging: string;
+  liveStack: string;
+  liveData: string;
+  asideStack: string;
+  asideData: string;
+  stackExisted: boolean;
+  dataExisted: boolean;
 }
 
 const EXT = '.tar.gz';
@@ -382,32 +395,42 @@ export function createBackupsService(d: BackupsDeps) {
       ctx.log(`backup ${id} verified`);
       const tag = randomBytes(4).toString('hex');
       const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
+      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
+      const liveData = join(d.settings.dataDir, b.stack);
+      const plan: RestorePlan = {
+        stack: b.stack,
+        staging,
+        liveStack,
+        liveData,
+        asideStack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`),
+        asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
+        stackExisted: existsSync(liveStack),
+        dataExisted: existsSync(liveData),
+      };
+      // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
+      ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
       await d.archive.extract(archivePath(id), staging);
       ctx.log('archive extracted into a staging folder');
       ctx.progress(0.2);
-      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
-      const liveData = join(d.settings.dataDir, b.stack);
-      const aside = { stack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`), data: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`) };
       const restoredData = existsSync(join(staging, 'appdata'));
-      const moved: { from: string; to: string }[] = [];
-      const move = (from: string, to: string) => {
-        renameSync(from, to);
-        moved.push({ from, to });
-      };
       const oldProject = loc?.project ?? null;
       try {
         if (oldProject) {
           ctx.log('stopping the app');
           await d.compose.stop(oldProject, { onOutput: (t) => ctx.log(t) });
         }
-        if (existsSync(liveStack)) move(liveStack, aside.stack);
-        if (restoredData && existsSync(liveData)) move(liveData, aside.data);
-        move(join(staging, 'stack'), liveStack);
-        if (restoredData) move(join(staging, 'appdata'), liveData);
+        ctx.record({ phase: 'move' });
+        if (plan.stackExisted) renameSync(liveStack, plan.asideStack);
+        if (restoredData && plan.dataExisted) renameSync(liveData, plan.asideData);
+        failpoint('restore.aside');
+        renameSync(join(staging, 'stack'), liveStack);
+        if (restoredData) renameSync(join(staging, 'appdata'), liveData);
+        failpoint('restore.moved');
         ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
         const now = d.stacks.locate(b.stack);
         if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
         await d.stacks.up(now.project, ctx);
+        failpoint('restore.up');
         ctx.progress(0.6);
         const dumpsDir = join(staging, 'dumps');
         if (existsSync(dumpsDir)) {
@@ -419,31 +442,62 @@ export function createBackupsService(d: BackupsDeps) {
               throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
             ctx.log(`loading the dump of '${service}' once the database answers`);
             await db.load(createReadStream(join(dumpsDir, file)));
+            failpoint('restore.dump');
             ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
           }
         }
       } catch (err) {
         ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
-        const now = existsSync(liveStack) ? d.stacks.locate(b.stack) : null;
-        if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
-        for (const m of [...moved].reverse()) {
-          // What came from the staging folder is dropped; what was moved aside goes back where it was.
-          if (m.from.startsWith(staging)) rmSync(m.to, { recursive: true, force: true });
-          else renameSync(m.to, m.from);
-        }
-        const back = existsSync(liveStack) ? d.stacks.locate(b.stack) : null;
-        if (back?.project) await d.stacks.up(back.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
-        ctx.log('the previous state is back');
-        rmSync(staging, { recursive: true, force: true });
+        await putBack(plan, ctx);
         d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
         throw err;
       }
-      for (const p of [aside.stack, aside.data, staging]) rmSync(p, { recursive: true, force: true });
+      ctx.record({ phase: 'done' });
+      for (const p of [plan.asideStack, plan.asideData, staging]) rmSync(p, { recursive: true, force: true });
       d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
     });
   }
 
-  return { list, get, disk, create, backupFirst, verify, download, remove, restore, prune, run };
+  /**
+   * The state before a restore, from its plan alone (also after a crash): whatever runs from the restored folder
+   * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
+   * folder goes, and the app starts again.
+   */
+  async function putBack(plan: RestorePlan, ctx: JobContext): Promise<void> {
+    const now = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
+    const back = (live: string, aside: string, existed: boolean) => {
+      if (existsSync(aside)) {
+        rmSync(live, { recursive: true, force: true });
+        renameSync(aside, live);
+      } else if (!existed) rmSync(live, { recursive: true, force: true });
+    };
+    back(plan.liveStack, plan.asideStack, plan.stackExisted);
+    back(plan.liveData, plan.asideData, plan.dataExisted);
+    rmSync(plan.staging, { recursive: true, force: true });
+    const again = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    if (again?.project) await d.stacks.up(again.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+    ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
+  }
+
+  /** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
+  const restoreResolver: Resolver = async (_job, detail, ctx) => {
+    let plan: RestorePlan | null = null;
+    try {
+      plan = typeof detail.restore === 'string' ? (JSON.parse(detail.restore) as RestorePlan) : null;
+    } catch {
+      plan = null;
+    }
+    if (!plan || typeof plan.liveStack !== 'string') return 'the restore was cut off before it moved anything: nothing to roll back';
+    if (detail.phase === 'done') {
+      for (const p of [plan.asideStack, plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
+      return 'the restore had finished: its leftovers were removed';
+    }
+    await putBack(plan, ctx);
+    return 'the restore was cut off: the app’s folder and data were put back as they were before it';
+  };
+
+  return { list, get, disk, create, backupFirst, verify, download, remove, restore, prune, run, resolvers: { 'backup.restore': restoreResolver } };
 }
 
 export type BackupsService = ReturnType<typeof createBackupsService>;

@@ -128,8 +128,8 @@ export function createRecovery(c: StackContext) {
   };
 
   /** At start: resolves the jobs a crash cut off, and removes install temp folders no interrupted install accounts for. */
-  function recoverInterrupted(): number {
-    const cut = c.jobs.recover(resolvers);
+  function recoverInterrupted(more: Readonly<Record<string, Resolver>> = {}): number {
+    const cut = c.jobs.recover({ ...resolvers, ...more });
     const installing = new Set(cut.filter((j) => j.kind === 'stack.install').map((j) => j.stack));
     cleanInstallTemps((app) => !installing.has(app));
     return cut.length;
