@@ -185,7 +185,7 @@ export function treeProblems(entries: SeenEntry[]): ArchiveProblem[] {
     const { branch, rest } = inBranch(e.path);
     const lookup = (rel: string) => links.get(`${branch}/${rel}`) ?? null;
     if (resolveInBranch(rest.slice(0, -1), e.target ?? '', lookup) === null) {
-      problems.push({ entry: e.path, reason: `a link whose target ${e.target ?? ''} leaves its branch ${branch}/` });
+      problems.push({ entry: e.path, reason: `a link whose target ${e.target ?? ''} leaves its branch ${branch}/ or loops` });
     }
   }
   return problems;

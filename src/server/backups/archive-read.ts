@@ -24,6 +24,7 @@ import {
 import { ArchiveStop, type EntryHeader, readEntries } from './archive-stream.ts';
 
 const MAX_LISTED = 100;
+const EMPTY_SHA = createHash('sha256').digest('hex');
 
 export interface Inspection {
   ok: boolean;
@@ -87,7 +88,8 @@ export async function inspectArchive(path: string, limits: ArchiveLimits = DEFAU
         return;
       }
       const type = header.type as ReadEntry['type'];
-      const e: ReadEntry = { path: name, type, size: header.size, mode: header.mode, sha256: type === 'file' ? await hashAll(data) : null };
+      const sha256 = type !== 'file' ? null : header.size === 0 ? EMPTY_SHA : await hashAll(data);
+      const e: ReadEntry = { path: name, type, size: header.size, mode: header.mode, sha256 };
       if (type === 'symlink') e.target = header.linkname ?? '';
       read.push(e);
     });
@@ -105,8 +107,11 @@ export async function inspectArchive(path: string, limits: ArchiveLimits = DEFAU
 }
 
 /** Reads the whole archive and checks every entry against the manifest's checksums and sizes. */
-export async function verifyArchive(path: string): Promise<{ ok: boolean; problems: string[]; manifest: Manifest | null }> {
-  const r = await inspectArchive(path);
+export async function verifyArchive(
+  path: string,
+  limits: ArchiveLimits = DEFAULT_LIMITS,
+): Promise<{ ok: boolean; problems: string[]; manifest: Manifest | null }> {
+  const r = await inspectArchive(path, limits);
   const problems = r.problems.map((p) => (p.entry ? `${p.entry}: ${p.reason}` : p.reason));
   if (r.problemCount > r.problems.length) problems.push(`and ${r.problemCount - r.problems.length} more`);
   return { ok: r.ok, problems, manifest: r.manifest };

@@ -194,10 +194,10 @@ export async function readEntries(
       if (declared > limits.maxBytes) throw new ArchiveStop(header.name, `a declared total of more than ${limits.maxBytes} bytes`);
       if (header.type === 'directory' && header.size > 0) throw new ArchiveStop(header.name, 'a folder entry that carries data');
       let consumed = false;
-      const chunks = entry[Symbol.asyncIterator]();
       const data: AsyncIterable<Buffer> = {
         [Symbol.asyncIterator]: () => {
           consumed = true;
+          const chunks = entry[Symbol.asyncIterator]();
           return {
             next: () =>
               chunks.next().then(
