@@ -105,6 +105,19 @@ const config = async () => {
   return r.body;
 };
 
+/** The network change of the Configure tab ended well (its job restarted the app); else the section's text says why. */
+async function jobDone(page: Page, lang: Lang): Promise<void> {
+  try {
+    await hasText(page.locator('.appnet-run .configure-done'), `✓ ${UI[lang].done(STACK)}`, 60_000);
+  } catch (err) {
+    const shown = await page
+      .locator('.configure-netsection')
+      .innerText()
+      .catch(() => '(no Networks section)');
+    throw new Error(`the network change did not end well:\n${shown}`, { cause: err });
+  }
+}
+
 const netRow = (page: Page, name: string) => page.locator(`li.net[data-network="${name}"]`);
 const appNet = (page: Page, name: string) => page.locator(`li.appnet[data-network="${name}"]`);
 
@@ -207,7 +220,7 @@ for (const lang of ['en', 'nl'] as const) {
       const card = appNet(page, net.name);
       await hasText(card.locator('.appnet-state'), ui.notJoined);
       await card.getByRole('button', { name: ui.join(net.name), exact: true }).click();
-      await visible(page.locator('.appnet-run').getByText(ui.done(STACK), { exact: true }), 60_000);
+      await jobDone(page, lang);
       await hasText(card.locator('.appnet-state'), ui.joined);
       await hasText(card.locator('li[data-service="web"] .appnet-service-state'), ui.serviceOn);
       await visible(page.locator('.configure-service[data-service="web"]').getByText(ui.serviceLine(net.name), { exact: true }));
@@ -243,23 +256,34 @@ for (const lang of ['en', 'nl'] as const) {
         await visible(status.getByText(new RegExp(`^${proposal.replaceAll('.', '\\.')} is free`)));
       });
 
-      test('a service gets its own address with the live check, then the app leaves the network', async () => {
+      test('a service gets its own address with the live check: taken, its own, free', async () => {
+        const krap = rangeBlocks(net.from, net.to)?.krap.cidr ?? '?';
+        const members = (await api.get<{ networks: { name: string; members: { stack: string | null; ip: string | null }[] }[] }>('/api/networks')).body
+          .networks;
+        const current = members.find((n) => n.name === net.name)?.members.find((m) => m.stack === STACK)?.ip;
+        assert.ok(current, 'the engine gave the app an address on the network');
         await page.goto(`${server.url}/apps/${STACK}#configure`);
         const card = appNet(page, net.name);
         await card.getByRole('button', { name: `Own address for web on ${net.name}` }).click();
         const field = card.getByLabel(`Address of web on ${net.name}`);
+        const status = card.locator('.ip-check');
         const outside = net.from.replace(/\d+$/, '5');
         await field.fill(outside);
-        await visible(card.locator('.ip-check').getByText(`${outside} cannot be used:`, { exact: true }));
-        const take = card.locator('.ip-check').getByRole('button', { name: /^Take / });
-        const proposal = ((await take.textContent()) ?? '').replace(/^Take /, '');
-        await take.click();
-        await visible(card.locator('.ip-check').getByText(new RegExp(`^${proposal.replaceAll('.', '\\.')} is free`)));
+        await visible(status.getByText(`${outside} cannot be used:`, { exact: true }));
+        await visible(status.getByText(`${outside} lies outside the range ${krap} that the network hands out.`));
+        await visible(status.getByRole('button', { name: /^Take \d+\.\d+\.\d+\.\d+$/ }));
+        // The address the app holds now is its own, not a conflict.
+        await field.fill(current);
+        await visible(status.getByText(`${current} is this app’s own address there.`, { exact: true }));
+        // An address in the middle of the range: not the block's first one, which this engine keeps for itself.
+        const wanted = krap.replace(/\.(\d+)\/\d+$/, (_m, last: string) => `.${Number(last) + 8}`);
+        await field.fill(wanted);
+        await visible(status.getByText(new RegExp(`^${wanted.replaceAll('.', '\\.')} is free`)));
         await card.getByRole('button', { name: 'Use this address', exact: true }).click();
-        await visible(page.locator('.appnet-run').getByText(ui.done(STACK), { exact: true }), 60_000);
-        await hasText(card.locator('li[data-service="web"] .appnet-service-state'), `on it, own address ${proposal}`);
+        await jobDone(page, lang);
+        await hasText(card.locator('li[data-service="web"] .appnet-service-state'), `on it, own address ${wanted}`);
         const web = (await config()).services.find((s) => s.name === 'web');
-        assert.deepEqual(web?.networks, [{ network: net.name, ip: proposal }]);
+        assert.deepEqual(web?.networks, [{ network: net.name, ip: wanted }]);
         await shoot(page, 'networks-own-address-en');
       });
     }
@@ -269,7 +293,7 @@ for (const lang of ['en', 'nl'] as const) {
       const card = appNet(page, net.name);
       await hasText(card.locator('.appnet-state'), ui.joined);
       await card.getByRole('button', { name: ui.leave(net.name), exact: true }).click();
-      await visible(page.locator('.appnet-run').getByText(ui.done(STACK), { exact: true }), 60_000);
+      await jobDone(page, lang);
       await hasText(card.locator('.appnet-state'), ui.notJoined);
       assert.deepEqual((await config()).networks, []);
 

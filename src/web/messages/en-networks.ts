@@ -167,6 +167,7 @@ export const enNetworks = {
   'appnet.set_ip': 'Use this address',
   'appnet.auto_ip': 'Let the engine choose',
   'appnet.cancel': 'Cancel',
+  'appnet.job_label': 'Network change of {name}',
   'appnet.job_join': '{name} joins {network}',
   'appnet.job_leave': '{name} leaves {network}',
   'appnet.job_ip': '{service} gets {ip} on {network}',

@@ -173,6 +173,7 @@ export const nlNetworks: Record<keyof typeof enNetworks, string> = {
   'appnet.set_ip': 'Dit adres gebruiken',
   'appnet.auto_ip': 'De engine laten kiezen',
   'appnet.cancel': 'Annuleren',
+  'appnet.job_label': 'Netwerkwijziging van {name}',
   'appnet.job_join': '{name} gaat in {network}',
   'appnet.job_leave': '{name} gaat uit {network}',
   'appnet.job_ip': '{service} krijgt {ip} in {network}',

@@ -47,6 +47,8 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [nameMissing, setNameMissing] = useState(false);
+  // Bumped on every create, so the range helper starts empty for the next network.
+  const [round, setRound] = useState(0);
   const review = useReview(plan);
   const shown = shownReview(review);
   const blocked = shown !== null && shown.errors.length > 0;
@@ -70,6 +72,7 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
       const answer = await createNetwork(name.trim(), plan);
       setName('');
       setPlan(EMPTY);
+      setRound((r) => r + 1);
       onCreated(answer);
     } catch (err) {
       setError(err);
@@ -123,7 +126,7 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
       </div>
       <p class="net-kind-will">{iface ? t('networks.kind_macvlan_will', { interface: iface }) : t('networks.kind_bridge_will')}</p>
       <ReviewPanel state={review} id={ids.review} />
-      <RangeHelper onUse={set('range')} />
+      <RangeHelper key={round} onUse={set('range')} />
       <div role="status" class="net-form-status">
         {created && !error && (
           <div class="notice">

@@ -76,7 +76,7 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
               <button
                 ref={deleteButton}
                 type="button"
-                class="btn btn-small btn-danger"
+                class="btn btn-small btn-danger-quiet"
                 aria-expanded={confirming}
                 aria-label={t('networks.delete_label', { name: n.name })}
                 onClick={() => {

@@ -95,7 +95,7 @@ export function AppNetworks({ name, config, own, locked, isAdmin, onChanged }: P
           <h3 ref={heading} tabIndex={-1}>
             {actionLabel(run.action, name)}
           </h3>
-          <JobProgress key={run.job.id} job={run.job} label={actionLabel(run.action, name)} onEnd={onEnd} />
+          <JobProgress key={run.job.id} job={run.job} label={t('appnet.job_label', { name })} onEnd={onEnd} />
           {run.ended?.state === 'succeeded' && (
             <p class="configure-done" role="status">
               <span aria-hidden="true">✓ </span>
