@@ -43,7 +43,7 @@ const UI = {
     apps: 'Apps',
     nav: 'Backups',
     tab: 'Backups',
-    now: (s: string) => `Back up ${s} now`,
+    now: 'Back up now',
     done: 'Done',
     verified: 'Verified',
     db: 'db (postgres)',
@@ -72,7 +72,7 @@ const UI = {
     apps: 'Apps',
     nav: 'Back-ups',
     tab: 'Back-ups',
-    now: (s: string) => `Nu een back-up van ${s} maken`,
+    now: 'Nu back-up maken',
     done: 'Klaar',
     verified: 'Gecontroleerd',
     db: 'db (postgres)',
@@ -172,7 +172,7 @@ for (const lang of ['en', 'nl'] as const) {
       await page.getByRole('link', { name: STACK, exact: true }).click();
       await page.getByRole('tab', { name: ui.tab, exact: true }).click();
       const before = (await backupsOf()).map((b) => b.id);
-      await page.getByRole('button', { name: ui.now(STACK), exact: true }).click();
+      await page.getByRole('tabpanel').getByRole('button', { name: ui.now, exact: true }).click();
       const run = page.locator('.backup-now .job-progress');
       await hasText(run.locator('.job-progress-state'), ui.done, 120_000);
       await visible(run.getByRole('log'));
@@ -317,7 +317,7 @@ describe('a viewer', () => {
     await shoot(page, 'backups-viewer');
     await page.goto(`${server.url}/apps/${STACK}#backups`);
     await visible(page.locator('li.backup').first());
-    await hasCount(page.getByRole('button', { name: `Back up ${STACK} now` }), 0);
+    await hasCount(page.getByRole('button', { name: 'Back up now' }), 0);
     await page.context().close();
   });
 

@@ -51,13 +51,7 @@ export function BackupNow({ stack, onEnd }: { stack: string; onEnd: (job: JobT) 
   return (
     <div class="backup-now">
       <p>
-        <button
-          type="button"
-          class="btn btn-primary"
-          aria-disabled={state.running}
-          aria-label={t('backups.now_label', { name: stack })}
-          onClick={() => void state.start(stack)}
-        >
+        <button type="button" class="btn btn-primary" aria-disabled={state.running} onClick={() => void state.start(stack)}>
           {state.running ? t('backups.now_busy') : t('backups.now')}
         </button>
       </p>

@@ -65,7 +65,6 @@ export const enBackups = {
 
   'backups.now': 'Back up now',
   'backups.now_busy': 'Backing up…',
-  'backups.now_label': 'Back up {name} now',
   'backups.now_running': 'Backing up {name}',
   'backups.now_title': 'Back up now',
   'backups.now_intro': 'Choose an app; its backup appears in the list below once it is made and checked.',

@@ -67,7 +67,6 @@ export const nlBackups: Record<keyof typeof enBackups, string> = {
 
   'backups.now': 'Nu back-up maken',
   'backups.now_busy': 'Back-up wordt gemaakt…',
-  'backups.now_label': 'Nu een back-up van {name} maken',
   'backups.now_running': 'Back-up van {name}',
   'backups.now_title': 'Nu back-up maken',
   'backups.now_intro': 'Kies een app; de back-up verschijnt in de lijst hieronder zodra hij gemaakt en gecontroleerd is.',
