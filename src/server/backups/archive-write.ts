@@ -13,7 +13,16 @@ import { pipeline } from 'node:stream/promises';
 import { type Header, type Pack, pack as tarPack } from 'tar-stream';
 import { AppError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
-import { FORMAT, FORMAT_VERSION, MANIFEST_NAME, type Manifest, type ManifestEntry, resolveInBranch } from './archive-format.ts';
+import {
+  type ArchiveLimits,
+  DEFAULT_LIMITS,
+  FORMAT,
+  FORMAT_VERSION,
+  MANIFEST_NAME,
+  type Manifest,
+  type ManifestEntry,
+  resolveInBranch,
+} from './archive-format.ts';
 import { type Compression, compressInto } from './archive-stream.ts';
 
 export interface DumpSource {
@@ -33,6 +42,8 @@ export interface WriteOptions {
   /** Called for each path that is not backed up, with the reason; the rest continues. */
   onSkip?: (path: string, reason: string) => void;
   now?: Date;
+  /** The limits a restore applies (default DEFAULT_LIMITS): a backup past them fails instead of being unrestorable. */
+  limits?: ArchiveLimits;
 }
 
 const DUMP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -61,6 +72,27 @@ interface State {
   skipped: { path: string; reason: string }[];
   stripped: string[];
   onSkip: (path: string, reason: string) => void;
+  limits: ArchiveLimits;
+  bytes: number;
+}
+
+/** An archive a restore would refuse is not written at all: the limits hold here too (one entry kept for the manifest). */
+function room(s: State, path: string, size: number): void {
+  s.bytes += size;
+  if (s.entries.length + 2 > s.limits.maxEntries) {
+    throw new AppError(
+      'archive_refused',
+      `more than ${s.limits.maxEntries} files, folders and links to back up (at ${path}); a restore would refuse this archive`,
+      {
+        params: { entry: path, reason: `more than ${s.limits.maxEntries} entries` },
+      },
+    );
+  }
+  if (s.bytes > s.limits.maxBytes) {
+    throw new AppError('archive_refused', `more than ${s.limits.maxBytes} bytes to back up (at ${path}); a restore would refuse this archive`, {
+      params: { entry: path, reason: `more than ${s.limits.maxBytes} bytes` },
+    });
+  }
 }
 
 function skip(s: State, path: string, reason: string): void {
@@ -109,6 +141,7 @@ function modeOf(s: State, path: string, st: Stats): number {
 }
 
 function addVoid(s: State, path: string, st: Stats, type: 'directory' | 'symlink', target?: string): Promise<void> {
+  room(s, path, 0);
   const mode = modeOf(s, path, st);
   const header: Headers = { name: path, type, mode, uid: st.uid, gid: st.gid, mtime: st.mtime, size: 0 };
   if (target !== undefined) header.linkname = target;
@@ -133,8 +166,14 @@ async function addFile(s: State, path: string, abs: string): Promise<void> {
     skip(s, path, 'changed into something other than a file while being read');
     return;
   }
-  const mode = modeOf(s, path, st);
   const size = st.size;
+  try {
+    room(s, path, size);
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+  const mode = modeOf(s, path, st);
   const { sink, done } = openEntry(s.pack, { name: path, type: 'file', mode, uid: st.uid, gid: st.gid, mtime: st.mtime, size });
   // The read stream closes the handle itself (a handle with a stream on it cannot be closed apart).
   const chunks = size > 0 ? fh.createReadStream({ start: 0, end: size - 1 }) : null;
@@ -188,7 +227,13 @@ async function addTree(s: State, branch: string, root: string): Promise<{ uid: n
         await visit(relp);
       } else if (st.isFile()) await addFile(s, path, abs);
       else if (st.isSymbolicLink()) {
-        const target = await readlink(abs);
+        let target: string;
+        try {
+          target = await readlink(abs);
+        } catch (e) {
+          skip(s, path, `cannot be read (${errCode(e)})`);
+          continue;
+        }
         if (resolveInBranch(rel, target, lookup) === null) skip(s, path, `a link to ${target}, outside the ${branch} folder`);
         else await addVoid(s, path, st, 'symlink', target);
       } else skip(s, path, `${KIND(st)} is not backed up`);
@@ -246,13 +291,14 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
   const source = Readable.from(pack);
   const written = compressInto(compression, source, tmp);
   written.catch((e: unknown) => pack.destroy(e instanceof Error ? e : new Error(String(e))));
-  const s: State = { pack, entries: [], skipped: [], stripped: [], onSkip: o.onSkip ?? (() => undefined) };
+  const s: State = { pack, entries: [], skipped: [], stripped: [], onSkip: o.onSkip ?? (() => undefined), limits: o.limits ?? DEFAULT_LIMITS, bytes: 0 };
   let linked = false;
   try {
     const owners: Manifest['owners'] = { stack: await addTree(s, 'stack', o.branches.stack) };
     if (o.branches.appdata !== undefined) owners.appdata = await addTree(s, 'appdata', o.branches.appdata);
     if (dumps.length > 0) {
       const me = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      room(s, 'dumps', 0);
       const { sink, done } = openEntry(pack, { name: 'dumps', type: 'directory', mode: 0o700, ...me, mtime: o.now ?? new Date(), size: 0 });
       sink.end(undefined);
       await done;
@@ -270,7 +316,8 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
       owners,
       meta: o.meta,
     };
-    const json = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+    // Compact: the manifest of a large app lists every file.
+    const json = Buffer.from(`${JSON.stringify(manifest)}\n`);
     const { sink, done } = openEntry(pack, { name: MANIFEST_NAME, type: 'file', mode: 0o600, mtime: o.now ?? new Date(), size: json.length });
     sink.end(json);
     await done;

@@ -357,6 +357,20 @@ test('a failed backup leaves no file behind: a dump that breaks halfway, a missi
   assert.deepEqual(readdirSync(out), []);
 });
 
+test('a backup a restore would refuse is not written: more entries or bytes than the limits fail it, leaving nothing', async () => {
+  const { stack } = sources();
+  const out = fresh('out');
+  await assert.rejects(
+    writeArchive({ dest: join(out, 'many.tar.gz'), branches: { stack }, meta: {}, limits: { maxEntries: 5, maxBytes: 1024 ** 3 } }),
+    (e) => isAppError(e) && e.code === 'archive_refused' && /more than 5 files, folders and links/.test(e.message),
+  );
+  await assert.rejects(
+    writeArchive({ dest: join(out, 'big.tar.gz'), branches: { stack }, meta: {}, limits: { maxEntries: 1000, maxBytes: 20 } }),
+    (e) => isAppError(e) && e.code === 'archive_refused' && /more than 20 bytes/.test(e.message),
+  );
+  assert.deepEqual(readdirSync(out), []);
+});
+
 test('extraction needs a new or empty folder and leaves a non-empty one as it was', async () => {
   const { stack } = sources();
   const dest = join(fresh('out'), 'e.tar.gz');
