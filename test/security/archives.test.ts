@@ -117,11 +117,12 @@ async function refused(file: string, entry: string, reason: RegExp, limits: Arch
 const ok = { name: 'stack/', type: 'directory' as const };
 const compose = { name: 'stack/docker-compose.yml', body: 'services: {}\n' };
 let cases = 0;
-const hostile = (name: string, fn: () => Promise<void>) =>
+function hostile(name: string, fn: () => Promise<void>): void {
   test(name, async () => {
     cases++;
     await fn();
   });
+}
 
 hostile('an absolute path', async () => {
   await refused(await build([ok, { name: '/tmp/kade-evil', body: 'x' }]), '/tmp/kade-evil', /absolute path/);
