@@ -33,7 +33,13 @@ let ids: Record<string, string>;
  * (both audited), the reconfigure form's stored values (an admin edits secrets there) and the
  * engine's own inspect (SPEC: the engine still shows the values when an inspect is done).
  */
-const ALLOWED_FOR_ADMIN = new Set(['/api/stacks/{name}/credentials', '/api/stacks/{name}/env?reveal=1', '/api/stacks/{name}/config', '/api/containers/{id}']);
+const ALLOWED_FOR_ADMIN = new Set([
+  '/api/backups/{id}/download',
+  '/api/stacks/{name}/credentials',
+  '/api/stacks/{name}/env?reveal=1',
+  '/api/stacks/{name}/config',
+  '/api/containers/{id}',
+]);
 
 // Run from the first test: the engine suite's own hooks must have started git and Kade first.
 let planted: Promise<void> | null = null;
@@ -66,6 +72,11 @@ async function doPlant(): Promise<void> {
     await as[role].loginAs(`sweep-${role}`, PASSWORD);
   }
   const container = (await execFileP('docker', ['ps', '-q', '--filter', `label=com.docker.compose.project=${STACK}`])).stdout.trim();
+  // A backup of the app: its listing and metadata are read like everything else (its archive holds .env, admins only).
+  const backup = await suite.api.post<{ job: { id: string } }>('/api/backups', { stack: STACK });
+  assert.equal(backup.status, 202, JSON.stringify(backup.body));
+  assert.equal((await suite.api.waitJob(backup.body.job.id)).state, 'succeeded');
+  const backupId = (await suite.api.get<{ id: string }[]>(`/api/backups?stack=${STACK}`)).body[0]?.id ?? 'x';
   const repos = (await suite.api.get<{ id: string }[]>('/api/repos')).body;
   ids = {
     name: STACK,
@@ -76,6 +87,7 @@ async function doPlant(): Promise<void> {
     service: 'canary',
     user: 'sweep-viewer',
     job: r.body.job.id,
+    backup: backupId,
     repoId: repos.find((x) => x.id !== 'secrets')?.id ?? 'tokened',
   };
 }
@@ -87,6 +99,7 @@ function fill(path: string): string {
   return path.replace(/\{([^}]+)\}/g, (_m, p: string) => {
     if (p === 'id' && path.startsWith('/api/jobs')) return ids.job as string;
     if (p === 'id' && path.startsWith('/api/repos')) return ids.repoId as string;
+    if (p === 'id' && path.startsWith('/api/backups')) return ids.backup as string;
     return encodeURIComponent(ids[p] ?? 'x');
   });
 }
@@ -127,6 +140,8 @@ test('the job log, the audit log and the metadata file hold no canary', async ()
   assert.deepEqual(leaks(JSON.stringify(audit.body)), []);
   const meta = readFileSync(join(suite.kade.baseDir, 'stacks', STACK, '.svc.json'), 'utf8');
   assert.deepEqual(leaks(meta), []);
+  const beside = readFileSync(join(suite.kade.baseDir, 'backups', `${ids.backup}.tar.gz.json`), 'utf8');
+  assert.deepEqual(leaks(beside), [], "the backup's metadata beside the archive");
   const env = readFileSync(join(suite.kade.baseDir, 'stacks', STACK, '.env'), 'utf8');
   assert.ok(env.includes(APP_CANARY), '.env is where the secret lives');
 });

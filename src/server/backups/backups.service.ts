@@ -353,7 +353,8 @@ export function createBackupsService(d: BackupsDeps) {
   }
 
   function download(actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number } {
-    requireRole(actor, 'operator', 'downloading a backup');
+    // The archive holds `.env` with the app's secrets in clear: like the credentials view, admins only.
+    requireRole(actor, 'admin', 'downloading a backup');
     const b = get(id);
     return { stream: createReadStream(archivePath(id)), name: `${id}${EXT}`, size: b.size };
   }

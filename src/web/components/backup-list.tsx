@@ -17,8 +17,10 @@ function reasonText(reason: string): string {
 
 interface ListProps {
   backups: BackupT[];
-  /** Operators and admins verify, restore, download and delete; viewers read. */
+  /** Operators and admins verify, restore and delete; viewers read. */
   canOperate: boolean;
+  /** Admins only: an archive holds the app's `.env` with its secrets in clear. */
+  canDownload: boolean;
   /** After anything that changes what the list shows: a verification, a restore. */
   onChanged: () => void;
   /** A backup was deleted; the caller says so where it stays on screen (the list may be gone with it). */
@@ -29,11 +31,19 @@ interface ListProps {
 }
 
 /** Backups, newest first, each with its facts and actions. */
-export function BackupList({ backups, canOperate, onChanged, onDeleted, onRestored, label }: ListProps) {
+export function BackupList({ backups, canOperate, canDownload, onChanged, onDeleted, onRestored, label }: ListProps) {
   return (
     <ul class="backups" aria-label={label}>
       {backups.map((b) => (
-        <BackupItem key={b.id} backup={b} canOperate={canOperate} onChanged={onChanged} onRestored={onRestored} onDeleted={() => onDeleted(b)} />
+        <BackupItem
+          key={b.id}
+          backup={b}
+          canOperate={canOperate}
+          canDownload={canDownload}
+          onChanged={onChanged}
+          onRestored={onRestored}
+          onDeleted={() => onDeleted(b)}
+        />
       ))}
     </ul>
   );
@@ -53,12 +63,13 @@ type Running = { kind: 'verify' | 'restore'; job: JobT; ended: JobT | null };
 interface ItemProps {
   backup: BackupT;
   canOperate: boolean;
+  canDownload: boolean;
   onChanged: () => void;
   onRestored?: ((job: JobT) => void) | undefined;
   onDeleted: () => void;
 }
 
-function BackupItem({ backup: b, canOperate, onChanged, onRestored, onDeleted }: ItemProps) {
+function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored, onDeleted }: ItemProps) {
   const heading = useId();
   const [asking, setAsking] = useState<'restore' | 'delete' | null>(null);
   const [run, setRun] = useState<Running | null>(null);
@@ -128,9 +139,11 @@ function BackupItem({ backup: b, canOperate, onChanged, onRestored, onDeleted }:
           >
             {t('backups.restore')}
           </button>
-          <a class="btn btn-small" href={downloadHref(b.id)} download={`${b.id}.tar.gz`} aria-label={t('backups.download_label', names)}>
-            {t('backups.download')}
-          </a>
+          {canDownload && (
+            <a class="btn btn-small" href={downloadHref(b.id)} download={`${b.id}.tar.gz`} aria-label={t('backups.download_label', names)}>
+              {t('backups.download')}
+            </a>
+          )}
           <button
             type="button"
             class="btn btn-small btn-danger-quiet"

@@ -43,11 +43,11 @@ const restore = defineRoute('operator', {
   request: { params: BackupIdParam },
   responses: { 202: json(JobAccepted), ...PROBLEMS },
 });
-const download = defineRoute('operator', {
+const download = defineRoute('admin', {
   method: 'get',
   path: '/api/backups/{id}/download',
   tags: TAGS,
-  summary: 'The archive, streamed (application/gzip)',
+  summary: "The archive, streamed (application/gzip); admins only, since it holds the app's .env with its secrets in clear",
   request: { params: BackupIdParam },
   responses: { 200: { description: 'the archive', content: { 'application/gzip': { schema: z.string() } } }, ...PROBLEMS },
 });

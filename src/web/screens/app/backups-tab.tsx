@@ -43,6 +43,7 @@ export function BackupsTab({ name, user, onRestored }: { name: string; user: Use
           <BackupList
             backups={backups}
             canOperate={canOperate}
+            canDownload={roleAllows(user.role, 'admin')}
             onChanged={reload}
             onDeleted={(b) => {
               setDeleted(b);

@@ -62,6 +62,7 @@ export function BackupsScreen({ user }: { user: UserT }) {
           filter={filter}
           onFilter={setFilter}
           canOperate={canOperate}
+          canDownload={roleAllows(user.role, 'admin')}
           onChanged={reload}
           onDeleted={(b) => {
             setDeleted(b);
@@ -113,12 +114,13 @@ interface GroupsProps {
   filter: string;
   onFilter: (app: string) => void;
   canOperate: boolean;
+  canDownload: boolean;
   onChanged: () => void;
   onDeleted: (b: BackupT) => void;
 }
 
 /** One card per app, in name order; the filter narrows them to one app. */
-function Groups({ backups, filter, onFilter, canOperate, onChanged, onDeleted }: GroupsProps) {
+function Groups({ backups, filter, onFilter, canOperate, canDownload, onChanged, onDeleted }: GroupsProps) {
   const groups = useMemo(() => {
     const by = new Map<string, BackupT[]>();
     for (const b of backups) by.set(b.stack, [...(by.get(b.stack) ?? []), b]);
@@ -165,7 +167,14 @@ function Groups({ backups, filter, onFilter, canOperate, onChanged, onDeleted }:
               })}
             </p>
           </div>
-          <BackupList backups={list} canOperate={canOperate} onChanged={onChanged} onDeleted={onDeleted} label={t('backups.list_label', { name: stack })} />
+          <BackupList
+            backups={list}
+            canOperate={canOperate}
+            canDownload={canDownload}
+            onChanged={onChanged}
+            onDeleted={onDeleted}
+            label={t('backups.list_label', { name: stack })}
+          />
         </section>
       ))}
     </>
