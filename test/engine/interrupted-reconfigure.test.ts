@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { FILES, writePlainRepo } from '../faults/plain-app.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
@@ -26,46 +27,9 @@ const root = mkdtempSync(join(tmpdir(), 'kade-ir-'));
 const stateDir = join(root, 'state');
 const baseDir = join(root, 'base');
 const stackDir = (name: string) => join(baseDir, 'stacks', name);
-const FILES = ['docker-compose.yml', '.env', '.svc.json'];
 const files = (name: string) => FILES.map((f) => readFileSync(join(stackDir(name), f), 'utf8'));
 let git: GitServer | undefined;
 let live: KadeChild | undefined;
-
-/** A busybox app whose form value TITLE goes into the compose file and whose secret TOKEN goes into `.env`. */
-function writePlainRepo(dir: string): void {
-  const app = join(dir, 'apps', 'plain');
-  mkdirSync(app, { recursive: true });
-  writeFileSync(join(dir, 'VERSION'), 'v0.1.00\n');
-  writeFileSync(
-    join(app, 'template.json'),
-    JSON.stringify({
-      name: 'Plain',
-      description: 'A value in the compose file and a secret in .env.',
-      version: '1.0.0',
-      tags: ['test'],
-      fields: [
-        { id: 'title', label: 'Title', default: 'old' },
-        { id: 'token', label: 'Token', type: 'password', secret: true, default: 'token-old-1' },
-      ],
-    }),
-  );
-  writeFileSync(
-    join(app, 'docker-compose.yml'),
-    [
-      'services:',
-      '  app:',
-      '    image: kade-test/busybox:1',
-      '    init: true',
-      '    command: ["sleep", "3600"]',
-      '    environment:',
-      '      TITLE: "{{title}}"',
-      '      TOKEN: "{{token}}"',
-      '    labels:',
-      '      kade.test: "1"',
-      '',
-    ].join('\n'),
-  );
-}
 
 async function start(failpoint?: string): Promise<{ k: KadeChild; api: ApiClient }> {
   const k = await startKadeChild({ stateDir, baseDir, ...(failpoint ? { failpoint } : {}) });
