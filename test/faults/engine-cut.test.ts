@@ -32,13 +32,18 @@ const ENGINE_GONE = /^the container engine at unix:\/\/\S+engine\.sock could not
 async function answers<T>(what: string, call: Promise<ApiAnswer<T>>): Promise<ApiAnswer<T>> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<never>((_r, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within 30 s while the engine was away`)), 30_000);
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within 60 s while the engine was away`)), 60_000);
   });
   try {
     return await Promise.race([call, hang]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function install(): Promise<void> {
+  const j = await api.waitJob(await startJob(api, 'POST', '/api/store/install', { repo: 'plain', app: 'plain', name: APP, values: {} }));
+  assert.equal(j.state, 'succeeded', j.log.join('\n'));
 }
 
 before(async () => {
@@ -145,6 +150,39 @@ test("the engine goes away during a reconfigure's `up`: the job fails saying so,
   assert.deepEqual(fileValues(stackDir()), { title: 'new', token: 'token-new-2' });
   assert.deepEqual(await containerValues(api, APP), { title: 'new', token: 'token-new-2', state: 'running' });
 
+  const del = await api.waitJob(await startJob(api, 'DELETE', `/api/stacks/${APP}`));
+  assert.equal(del.state, 'succeeded', del.log.join('\n'));
+});
+
+test('the engine hangs (accepts and never answers): the reads answer with the same codes instead of waiting forever', async () => {
+  const p = proxy as SocketProxy;
+  await p.restore();
+  await install();
+  p.stall();
+  try {
+    const [list, one, containers] = await Promise.all([
+      answers('GET /api/stacks', api.get<{ name: string; status: string; warning: string }[]>('/api/stacks')),
+      answers(`GET /api/stacks/${APP}`, api.get<{ status: string; warning: string }>(`/api/stacks/${APP}`)),
+      answers('GET /api/containers', api.get<{ code: string; detail: string }>('/api/containers')),
+    ]);
+    const row = list.body.find((s) => s.name === APP);
+    assert.deepEqual({ status: list.status, state: row?.status, warning: row?.warning }, { status: 200, state: 'unknown', warning: 'engine_unreachable' });
+    assert.deepEqual(
+      { status: one.status, state: one.body.status, warning: one.body.warning },
+      { status: 200, state: 'unknown', warning: 'engine_unreachable' },
+    );
+    assert.equal(containers.status, 502, JSON.stringify(containers.body));
+    assert.equal(containers.body.code, 'engine_unreachable');
+    assert.match(containers.body.detail, /^the container engine did not answer within \d+ s$/);
+  } finally {
+    await p.restore();
+  }
+  const listed = await api.get<{ name: string; status: string; warning: string | null }[]>('/api/stacks');
+  assert.deepEqual(
+    listed.body.filter((s) => s.name === APP).map((s) => [s.status, s.warning]),
+    [['running', null]],
+    'once the engine answers again, so does the list',
+  );
   const del = await api.waitJob(await startJob(api, 'DELETE', `/api/stacks/${APP}`));
   assert.equal(del.state, 'succeeded', del.log.join('\n'));
 });

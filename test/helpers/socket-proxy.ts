@@ -10,12 +10,14 @@ export interface SocketProxy {
   requests: string[];
   /** The engine goes away: every open connection is destroyed and the socket removed, so new ones are refused. */
   cut(): Promise<void>;
+  /** The engine hangs: open connections are destroyed, new ones are accepted and never answered. */
+  stall(): void;
   /**
    * Cuts as soon as a request line matching `pattern` arrives, before that request reaches the engine;
    * resolves with that line then, and rejects when no such request came within `timeoutMs`.
    */
   cutOn(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** The engine is back: the socket listens again (nothing happens when it was never cut). */
+  /** The engine is back: the socket listens again and passes requests on (nothing happens when it was neither cut nor stalled). */
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -32,7 +34,7 @@ export async function startSocketProxy(path: string, target = '/var/run/docker.s
   const requests: string[] = [];
   let trigger: { pattern: RegExp; fire: (line: string) => void } | null = null;
   let server: Server | null = null;
-  let down = false;
+  let mode: 'pass' | 'down' | 'stall' = 'pass';
 
   function destroyAll(): void {
     for (const s of open) s.destroy();
@@ -40,8 +42,14 @@ export async function startSocketProxy(path: string, target = '/var/run/docker.s
   }
 
   function onClient(client: Socket): void {
-    if (down) {
+    if (mode === 'down') {
       client.destroy();
+      return;
+    }
+    if (mode === 'stall') {
+      // Read and dropped: the client waits for an answer that never comes.
+      open.add(client);
+      client.on('error', () => client.destroy()).resume();
       return;
     }
     const upstream = createConnection(target);
@@ -71,6 +79,8 @@ export async function startSocketProxy(path: string, target = '/var/run/docker.s
   }
 
   async function listen(): Promise<void> {
+    if (mode === 'stall') destroyAll();
+    mode = 'pass';
     if (server) return;
     rmSync(path, { force: true });
     const s = createServer(onClient);
@@ -79,11 +89,10 @@ export async function startSocketProxy(path: string, target = '/var/run/docker.s
       s.listen(path, () => resolve());
     });
     server = s;
-    down = false;
   }
 
   async function cut(): Promise<void> {
-    down = true;
+    mode = 'down';
     const s = server;
     server = null;
     const closed = s ? new Promise<void>((resolve) => s.close(() => resolve())) : Promise.resolve();
@@ -98,6 +107,10 @@ export async function startSocketProxy(path: string, target = '/var/run/docker.s
     dockerHost: `unix://${path}`,
     requests,
     cut,
+    stall() {
+      mode = 'stall';
+      destroyAll();
+    },
     cutOn: (pattern, timeoutMs = 60_000) =>
       new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => {

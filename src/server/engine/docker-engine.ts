@@ -22,9 +22,20 @@ interface DockerErr {
   code?: string;
 }
 
+/**
+ * How long a read (version, listings, container inspect) may take: an engine that accepts connections and never
+ * answers (hung, or its socket held by something else) must not hang the app list or a job forever.
+ * Changes (start, stop, exec, log streams) keep no such bound: they may take long by nature.
+ */
+export const ENGINE_READ_TIMEOUT_MS = 20_000;
+const reading = () => ({ abortSignal: AbortSignal.timeout(ENGINE_READ_TIMEOUT_MS) });
+
 /** Maps engine failures to AppError: unknown containers are 404, an unreachable engine 502. */
 function translate(err: unknown, id?: string): AppError {
   const e = err as DockerErr;
+  if ((err as Error | null)?.name === 'AbortError' || (err as Error | null)?.name === 'TimeoutError') {
+    return new AppError('engine_unreachable', `the container engine did not answer within ${ENGINE_READ_TIMEOUT_MS / 1000} s`, { cause: err });
+  }
   if (e.statusCode === 404) return new AppError('not_found', `container '${id ?? ''}' does not exist`, { params: { what: 'container', name: id ?? '' } });
   if (e.statusCode === 409) return new AppError('conflict', errorMessage(err), { cause: err });
   if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'EACCES' || e.statusCode === undefined) {
@@ -92,10 +103,12 @@ function summariseNetwork(n: Docker.NetworkInspectInfo): NetworkSummary {
 /** The Docker Engine API over one endpoint (a unix socket or a tcp host). */
 export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker: Docker } {
   const docker = new Docker(endpoint);
+  // The types leave out version's options; dockerode passes `abortSignal` there like in the other reads.
+  const version = docker.version.bind(docker) as unknown as (opts: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
   return {
     docker,
     async ping() {
-      const v = await call(() => docker.version());
+      const v = await call(() => version(reading()));
       return { version: v.Version, apiVersion: v.ApiVersion };
     },
     async listContainers(opts = {}) {
@@ -104,10 +117,10 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
         : opts.composeOnly
           ? { label: [COMPOSE_PROJECT_LABEL] }
           : undefined;
-      const list = await call(() => docker.listContainers({ all: true, ...(filters ? { filters } : {}) }));
+      const list = await call(() => docker.listContainers({ all: true, ...(filters ? { filters } : {}), ...reading() }));
       return list.map(summarise);
     },
-    inspectContainer: (id) => call(async () => (await docker.getContainer(id).inspect()) as unknown as Record<string, unknown>, id),
+    inspectContainer: (id) => call(async () => (await docker.getContainer(id).inspect(reading())) as unknown as Record<string, unknown>, id),
     async inspectImage(ref) {
       try {
         const info = await docker.getImage(ref).inspect();
@@ -119,7 +132,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
     },
     async listImageTags(repository) {
       // The engine matches the name (any tag) but returns whole images, whose RepoTags may name other repositories.
-      const images = await call(() => docker.listImages({ filters: { reference: [repository] } }));
+      const images = await call(() => docker.listImages({ filters: { reference: [repository] }, ...reading() }));
       const tags = new Set<string>();
       for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
         const colon = tag.lastIndexOf(':');
@@ -160,7 +173,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
     exec: (id, opts) => execIn(docker, id, opts),
     execStream: (id, opts) => execStreamIn(docker, id, opts),
     async listVolumes(opts) {
-      const answer = await call(() => docker.listVolumes({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] } }));
+      const answer = await call(() => docker.listVolumes({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] }, ...reading() }));
       return (answer.Volumes ?? []).map((v) => v.Name);
     },
     async removeVolume(name) {
@@ -172,7 +185,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       }
     },
     async listNetworks() {
-      return (await call(() => docker.listNetworks())).map(summariseNetwork);
+      return (await call(() => docker.listNetworks(reading()))).map(summariseNetwork);
     },
     async createNetwork(spec) {
       const ipam = spec.subnet
