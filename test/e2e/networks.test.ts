@@ -24,6 +24,8 @@ const PW = 'correct-horse-battery';
 const HEX = randomBytes(3).toString('hex');
 const STACK = `kadetest-netui-${HEX}`;
 const exec = promisify(execFile);
+/** A network the engine has that Kade did not make, taken over in the interface. */
+const ENGINE_NET = `kadetest-uieng-${HEX}`;
 
 type Lang = 'en' | 'nl';
 const NETS: Record<Lang, { name: string; typed: string; subnet: string; from: string; to: string }> = {
@@ -38,6 +40,12 @@ const UI = {
     nav: 'Networks',
     subnet: 'Subnet',
     range: 'Range',
+    gateway: 'Gateway',
+    iface: 'Host interface',
+    hostUse: 'Fill in the form with this network',
+    macvlan: (i: string) =>
+      `With host interface ${i} this becomes a macvlan network: each app on it gets its own address on that network, reachable from the rest of the LAN.`,
+    bridge: 'This becomes a bridge network: the apps on it reach each other, on this host only.',
     name: 'Name',
     helper: 'Work out a range from two addresses',
     from: 'First address',
@@ -63,6 +71,12 @@ const UI = {
     nav: 'Netwerken',
     subnet: 'Subnet',
     range: 'Bereik',
+    gateway: 'Gateway',
+    iface: 'Netwerkinterface van de host',
+    hostUse: 'Formulier invullen met dit netwerk',
+    macvlan: (i: string) =>
+      `Met netwerkinterface ${i} wordt dit een macvlan-netwerk: elke app erin krijgt een eigen adres in dat netwerk, bereikbaar vanaf de rest van het LAN.`,
+    bridge: 'Dit wordt een bridge-netwerk: de apps erin bereiken elkaar, alleen op deze host.',
     name: 'Naam',
     helper: 'Een bereik uitrekenen uit twee adressen',
     from: 'Eerste adres',
@@ -161,7 +175,7 @@ after(async () => {
     await server?.close();
     await git?.close();
     await removeStackContainers(STACK);
-    for (const { name } of Object.values(NETS)) await exec('docker', ['network', 'rm', name]).catch(() => undefined);
+    for (const name of [...Object.values(NETS).map((n) => n.name), ENGINE_NET]) await exec('docker', ['network', 'rm', name]).catch(() => undefined);
   }
 });
 
@@ -176,8 +190,16 @@ for (const lang of ['en', 'nl'] as const) {
       await visible(page.getByRole('heading', { name: ui.apps, level: 1 }));
       await page.getByRole('navigation').getByRole('link', { name: ui.nav, exact: true }).click();
       await visible(page.getByRole('heading', { name: ui.nav, level: 1 }));
-      // The host's own network (or why it could not be read) heads the form.
-      await visible(page.locator('.net-form .net-host'));
+      // The host's own network heads the form; one click fills the form with it, as a macvlan network on its interface.
+      const host = (await api.get<{ host: { interface: string; subnet: string; gateway: string | null } | null }>('/api/networks')).body.host;
+      assert.ok(host, 'the host network is detected');
+      await visible(page.locator('.net-host').getByText(host.subnet, { exact: true }));
+      await page.getByRole('button', { name: ui.hostUse, exact: true }).click();
+      assert.equal(await page.getByLabel(ui.subnet, { exact: true }).inputValue(), host.subnet);
+      assert.equal(await page.getByLabel(ui.iface, { exact: true }).inputValue(), host.interface);
+      await visible(page.getByText(ui.macvlan(host.interface), { exact: true }));
+      for (const label of [ui.gateway, ui.range, ui.iface]) await page.getByLabel(label, { exact: true }).fill('');
+      await visible(page.getByText(ui.bridge, { exact: true }));
 
       await page.getByLabel(ui.subnet, { exact: true }).fill(net.typed);
       await visible(page.locator('.net-review-warnings').getByText(ui.normalised(net.typed, net.subnet), { exact: true }));
@@ -307,6 +329,30 @@ for (const lang of ['en', 'nl'] as const) {
     });
   });
 }
+
+describe('a network of the engine', () => {
+  test('is taken over from the Networks screen and can then be deleted there', async () => {
+    await exec('docker', ['network', 'create', '--label', 'kade.test=1', '--subnet', '10.213.253.0/24', ENGINE_NET]);
+    const page = await logInAt(browser, problems, { url: server.url, lang: 'en', width: 1280, password: PW });
+    await visible(page.getByRole('heading', { name: 'Apps', level: 1 }));
+    await page.goto(`${server.url}/networks`);
+    const row = netRow(page, ENGINE_NET);
+    await visible(row.getByText('Not Kade’s', { exact: true }));
+    await row.getByRole('button', { name: `Take over network ${ENGINE_NET}` }).click();
+    await visible(page.locator('.net-status').getByText(`Network ${ENGINE_NET} is now one of Kade’s networks; apps can join it.`, { exact: true }));
+    await visible(row.getByText('App network', { exact: true }));
+    await visible(row.getByText('10.213.253.0/24', { exact: true }));
+    const settings = await api.get<{ APP_NETWORKS: string[] }>('/api/settings');
+    assert.ok(settings.body.APP_NETWORKS.includes(ENGINE_NET), JSON.stringify(settings.body.APP_NETWORKS));
+
+    await row.getByRole('button', { name: `Delete network ${ENGINE_NET}` }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await visible(page.locator('.net-status').getByText(`Network ${ENGINE_NET} was deleted.`, { exact: true }));
+    await row.waitFor({ state: 'detached' });
+    await assert.rejects(exec('docker', ['network', 'inspect', ENGINE_NET]));
+    await page.context().close();
+  });
+});
 
 describe('a viewer', () => {
   test('reads the list from its address but gets no menu entry and no actions', async () => {
