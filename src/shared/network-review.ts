@@ -167,6 +167,8 @@ export function reviewNetwork(input: ReviewInput, ctx: ReviewContext): NetworkRe
   if (gateway !== null) reserved.push(gateway);
   // Without a gateway the engine makes the bridge's first address its gateway; a macvlan network has none of its own.
   else if (!rawGateway && !iface && sub.prefix <= 30) reserved.push(subFirst + 1);
+  // The engine keeps the first address of a range narrower than the subnet for itself (measured on Docker 20.10).
+  if (range && poolFirst > subFirst) reserved.push(poolFirst);
   const inPool = (n: number) => n >= poolFirst && n < poolFirst + poolSize;
   const taken = new Set(reserved.filter(inPool));
   const usable = (range ? poolSize : usableCount(sub.cidr) + (sub.prefix <= 30 ? 2 : 0)) - taken.size;

@@ -317,6 +317,9 @@ export function addressProblems(ip: string, n: number, plan: { subnet: string | 
   if (plan.gateway && parseIPv4(plan.gateway) === n) out.push(problem('gateway', `${ip} is the gateway of the network`, { ip }));
   if (plan.range && !contains(plan.range, ip))
     out.push(problem('outside_range', `${ip} lies outside the range ${plan.range} the network hands out`, { ip, range: plan.range }));
+  else if (plan.range && normaliseCidr(plan.range)?.base === n && n !== base) {
+    out.push(problem('range_first', `${ip} is the first address of the range ${plan.range}, which the engine keeps for itself`, { ip, range: plan.range }));
+  }
   return out;
 }
 

@@ -68,6 +68,7 @@ const samples = (): [string, NetworkProblemT][] => [
   ['gateway', address('gateway', '10.1.2.1', { ...PLAN, range: null })],
   ['network_address', address('network_address', '10.1.2.0', { ...PLAN, range: null })],
   ['broadcast_address', address('broadcast_address', '10.1.2.255', PLAN)],
+  ['range_first', address('range_first', '10.1.2.128', PLAN)],
   // Made inline in the service's ip-check (networks.service.ts), with these params.
   ['in_use_engine', { code: 'in_use_engine', message: 'x', params: { ip: '10.1.2.130', container: 'web-1' } }],
   ['in_use_host_arp', { code: 'in_use_host_arp', message: 'x', params: { ip: '10.1.2.130', mac: '02:00:00:00:00:01', iface: 'eth0' } }],

@@ -131,6 +131,7 @@ export const enNetworks = {
   'netcheck.outside_range': '{ip} lies outside the range {range} that the network hands out.',
   'netcheck.gateway': '{ip} is the gateway of the network.',
   'netcheck.network_address': '{ip} is the address of the network itself.',
+  'netcheck.range_first': '{ip} is the first address of the range {range}, which the engine keeps for itself.',
   'netcheck.broadcast_address': '{ip} is the broadcast address of the network.',
   'netcheck.in_use_engine': '{ip} is taken by container {container}.',
   'netcheck.in_use_host_arp': '{ip} answers on the host’s network (device {mac} on {iface}): probably a device that got it from the DHCP server.',

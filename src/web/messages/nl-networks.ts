@@ -136,6 +136,7 @@ export const nlNetworks: Record<keyof typeof enNetworks, string> = {
   'netcheck.outside_range': '{ip} ligt buiten het bereik {range} dat het netwerk uitdeelt.',
   'netcheck.gateway': '{ip} is de gateway van het netwerk.',
   'netcheck.network_address': '{ip} is het adres van het netwerk zelf.',
+  'netcheck.range_first': '{ip} is het eerste adres van het bereik {range}; dat houdt de engine voor zichzelf.',
   'netcheck.broadcast_address': '{ip} is het broadcastadres van het netwerk.',
   'netcheck.in_use_engine': '{ip} is in gebruik door container {container}.',
   'netcheck.in_use_host_arp':
