@@ -159,7 +159,8 @@ async function feed(engine: DumpEngine, containerId: string, run: ToolRun, input
  * Loads a dump made by dumpDatabase into the running database: `psql -v ON_ERROR_STOP=1` or the
  * MariaDB client, reading the stream. PostgreSQL databases are closed to other sessions first (the
  * dump drops and recreates them; an app still connected would block that), and opened again when the
- * load fails; a successful load leaves them as the dump made them. Throws `db_load_failed`.
+ * load fails; a successful load leaves them as the dump made them. Throws `db_load_failed`; the stream
+ * is read to its end, or destroyed when the load fails.
  */
 export async function loadDump(engine: DumpEngine, containerId: string, spec: DatabaseSpec, stream: NodeJS.ReadableStream): Promise<void> {
   let closed: string[] = [];
@@ -171,6 +172,8 @@ export async function loadDump(engine: DumpEngine, containerId: string, spec: Da
     const r = await feed(engine, containerId, run, input);
     if (r.exitCode !== 0) throw loadFailed(spec, `exit code ${r.exitCode}: ${toolReason(r.stderr, [spec.password])}`);
   } catch (err) {
+    // A load cut short leaves the rest of the dump unread; its file is closed here.
+    (stream as Readable).destroy?.();
     if (closed.length > 0) await allowConnections(engine, containerId, spec, closed).catch(() => undefined);
     if (err instanceof AppError && err.code === 'db_load_failed') throw err;
     throw loadFailed(spec, reasonOf(err, spec));
@@ -191,9 +194,11 @@ export async function waitUntilAnswers(
   const deadline = Date.now() + opts.timeoutMs;
   let streak = 0;
   let last = 'no answer yet';
+  let probe: ToolRun | null = null;
   for (;;) {
     try {
-      const r = await engine.exec(containerId, { ...(await readyProbe(engine, containerId, spec)), timeoutMs: 15_000 });
+      probe ??= await readyProbe(engine, containerId, spec);
+      const r = await engine.exec(containerId, { ...probe, timeoutMs: 15_000 });
       if (r.exitCode === 0 && r.stdout.trim() === '1') streak += 1;
       else {
         streak = 0;
