@@ -182,7 +182,7 @@ for (const lang of ['en', 'nl'] as const) {
       assert.equal(b.verified, true);
       id = b.id;
       const li = item(page, id);
-      await visible(li.getByText(ui.verified, { exact: true }));
+      await visible(li.locator('.backup-head').getByText(`✓ ${ui.verified}`, { exact: true }));
       await visible(li.getByText(ui.db, { exact: true }));
       time = await timeOf(li);
       assert.ok(time.length > 0);

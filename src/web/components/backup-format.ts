@@ -24,11 +24,11 @@ export function formatPct(pct: number, lang: Lang): string {
   return `${new Intl.NumberFormat(localeOf(lang), { maximumFractionDigits: 1 }).format(pct)}%`;
 }
 
-/** A moment as date and time in the language; the text of the ISO string when it is not a date. */
+/** A moment as date and time to the second (two backups can fall in one minute) in the language; the text itself when it is not a date. */
 export function formatWhen(iso: string, lang: Lang): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(localeOf(lang), { dateStyle: 'medium', timeStyle: 'short' });
+  return d.toLocaleString(localeOf(lang), { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
 /** The disk bar turns red at DISK_WARN_PCT and above (SPEC Limits: disk). */
