@@ -84,4 +84,27 @@ export const MIGRATIONS: readonly string[] = [
      iface TEXT,
      created_at TEXT NOT NULL
    );`,
+  // Notifications: channels (secrets sealed), which kinds go where, a short delivery history per channel, and the
+  // last state or round per kind and subject, so a restart neither repeats nor loses a message.
+  `CREATE TABLE notify_channels (
+     id TEXT PRIMARY KEY,
+     position INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     enabled INTEGER NOT NULL,
+     config TEXT NOT NULL,
+     token TEXT,
+     password TEXT
+   );
+   CREATE TABLE notify_rules (kind TEXT NOT NULL, channel_id TEXT NOT NULL, PRIMARY KEY (kind, channel_id));
+   CREATE TABLE notify_history (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel_id TEXT NOT NULL,
+     at TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     ok INTEGER NOT NULL,
+     status INTEGER,
+     error TEXT
+   );
+   CREATE INDEX notify_history_channel ON notify_history(channel_id, id);
+   CREATE TABLE notify_state (kind TEXT NOT NULL, subject TEXT NOT NULL, value TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (kind, subject));`,
 ];
