@@ -2,6 +2,7 @@ import { PassThrough, Transform, Writable } from 'node:stream';
 import Docker from 'dockerode';
 import type { EngineEndpoint } from '../config/config.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
+import { dockerContainerEvents } from './docker-events.ts';
 import {
   COMPOSE_PROJECT_LABEL,
   COMPOSE_SERVICE_LABEL,
@@ -224,6 +225,7 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
         throw translate(err, name);
       }
     },
+    containerEvents: (opts) => call(() => dockerContainerEvents(docker, opts)),
   };
 }
 

@@ -112,6 +112,29 @@ export interface Engine {
   createNetwork(spec: NetworkSpec): Promise<void>;
   /** Removes a network; one that is gone already is fine, one still in use is `network_in_use`. */
   removeNetwork(name: string): Promise<void>;
+  /**
+   * The engine's event stream of containers that carry a compose project label: `actions` (die, stop, oom, start, …)
+   * from `since` (Unix seconds with fraction, as the engine's `timeNano` gives) on. The stream ends when the engine
+   * goes away; `close()` ends it from this side.
+   */
+  containerEvents(opts: { actions: string[]; since?: string }): Promise<ContainerEventStream>;
+}
+
+/** One container event of the engine. */
+export interface ContainerEvent {
+  action: string;
+  id: string;
+  /** The container's name, without the leading slash. */
+  name: string;
+  labels: Record<string, string>;
+  /** Nanoseconds since the epoch, as a decimal string (exact where a number is not). */
+  timeNano: string;
+  exitCode: number | null;
+}
+
+export interface ContainerEventStream {
+  events: AsyncIterable<ContainerEvent>;
+  close(): void;
 }
 
 export interface ExecOptions {

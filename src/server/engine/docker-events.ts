@@ -1,0 +1,67 @@
+import { createInterface } from 'node:readline';
+import type Docker from 'dockerode';
+import { COMPOSE_PROJECT_LABEL, type ContainerEvent, type ContainerEventStream } from './engine.ts';
+
+interface RawEvent {
+  Type?: string;
+  Action?: string;
+  status?: string;
+  id?: string;
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
+  time?: number;
+  timeNano?: number | string;
+}
+
+/** Reads one line of the engine's event stream; null for anything that is not a container event. */
+export function parseContainerEvent(line: string): ContainerEvent | null {
+  let raw: RawEvent;
+  try {
+    raw = JSON.parse(line) as RawEvent;
+  } catch {
+    return null;
+  }
+  if (raw.Type !== 'container' || !raw.Actor?.ID) return null;
+  const attrs = { ...(raw.Actor.Attributes ?? {}) };
+  const exit = attrs.exitCode;
+  const name = (attrs.name ?? raw.Actor.ID).replace(/^\//, '');
+  delete attrs.name;
+  delete attrs.image;
+  delete attrs.exitCode;
+  const timeNano = raw.timeNano !== undefined ? String(raw.timeNano) : `${raw.time ?? 0}000000000`;
+  return {
+    action: (raw.Action ?? raw.status ?? '').split(':')[0] ?? '',
+    id: raw.Actor.ID,
+    name,
+    labels: attrs,
+    timeNano,
+    exitCode: exit !== undefined && /^\d+$/.test(exit) ? Number(exit) : null,
+  };
+}
+
+/** `1732630000123456789` → `1732630000.123456789`: the engine's `since` with the nanoseconds kept. */
+export function sinceOf(timeNano: string): string {
+  const s = timeNano.padStart(10, '0');
+  return `${s.slice(0, -9) || '0'}.${s.slice(-9)}`;
+}
+
+/** The Docker events endpoint, filtered in the engine to container events of compose projects. */
+export async function dockerContainerEvents(docker: Docker, opts: { actions: string[]; since?: string }): Promise<ContainerEventStream> {
+  const stream = (await docker.getEvents({
+    filters: { type: ['container'], event: opts.actions, label: [COMPOSE_PROJECT_LABEL] },
+    ...(opts.since ? { since: opts.since as unknown as number } : {}),
+  })) as NodeJS.ReadableStream & { destroy?: () => void };
+  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  async function* events(): AsyncGenerator<ContainerEvent> {
+    for await (const line of lines) {
+      const e = parseContainerEvent(line);
+      if (e) yield e;
+    }
+  }
+  return {
+    events: events(),
+    close() {
+      lines.close();
+      stream.destroy?.();
+    },
+  };
+}
