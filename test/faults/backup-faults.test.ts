@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
@@ -12,11 +15,12 @@ import { type SocketProxy, startSocketProxy } from '../helpers/socket-proxy.ts';
 import { docker, readFiles, startJob } from './plain-app.ts';
 
 // Faults during backups and restores (issue #12): Kade killed at each step of a restore, the engine gone
-// while compose starts the restored app or a backup starts pg_dumpall.
-// Kade runs as a child process (killable the hard way) that talks to the engine through a socket
+// while compose starts the restored app or a backup starts pg_dumpall, a full disk while the archive is
+// written. Kade runs as a child process (killable the hard way) that talks to the engine through a socket
 // proxy the test can cut. After each fault the app is wholly its old state (folder byte for byte, data
 // folder, running container), no staging or moved-aside folder and no partial archive is left, and the
 // job says what happened.
+const execFileP = promisify(execFile);
 const APP = 'kadetest-bf-hello';
 const root = mkdtempSync(join(tmpdir(), 'kade-bf-'));
 const stateDir = join(root, 'state');
@@ -33,6 +37,11 @@ let git: GitServer | undefined;
 let live: KadeChild | undefined;
 /** The backup of APP: message `backed-up`, data `data of the backup`. */
 let backupId = '';
+/** A small tmpfs BACKUP_DIR is put on for the full-disk case. */
+const SKIP = process.getuid?.() === 0 ? false : 'mounting a tmpfs as BACKUP_DIR needs root (CI runs the tests as root)';
+const small = join(baseDir, 'small-disk');
+const PAGE = 4096;
+let mounted = false;
 
 /** A Kade on the test's folders, through the socket proxy unless `direct` (the proxy does not pass on a half-closed stdin). */
 async function start(failpoint?: string, direct = false): Promise<{ k: KadeChild; api: ApiClient }> {
@@ -112,6 +121,7 @@ after(async () => {
   await live?.kill();
   await proxy?.close();
   await git?.close();
+  if (mounted) await execFileP('umount', [small]).catch(() => execFileP('umount', ['-l', small]));
   await cleanupLabelled();
   rmSync(root, { recursive: true, force: true });
 });
@@ -167,7 +177,8 @@ test("the engine goes away during a restore's `up`: the job fails naming the eng
   await k.kill();
 });
 
-// PostgreSQL (the `configure` repo's board): the engine cut while the backup starts pg_dumpall (the archive then already holds the folder and the data).
+// PostgreSQL (the `configure` repo's board): Kade killed right after a restore loaded the dump, and the
+// engine cut while the backup starts pg_dumpall (the archive then already holds the folder and the data).
 const BOARD = 'kadetest-bf-board';
 const boardDir = join(libraryDir, BOARD);
 
@@ -219,6 +230,29 @@ function boardBackedUp(api: ApiClient): Promise<string> {
   return boardBackup;
 }
 
+test('Kade killed right after a restore loaded the PostgreSQL dump (restore.dump): the next start puts the old folder and database back', async () => {
+  const { k, api } = await start(undefined, true);
+  const id = await boardBackedUp(api);
+  const oldPrint = await fingerprint(api);
+  assert.match(oldPrint, /^501:/);
+  const oldFiles = readFiles(boardDir);
+  await k.kill();
+
+  const first = await start('restore.dump', true);
+  const job = await startJob(first.api, 'POST', `/api/backups/${id}/restore`);
+  await diedAtFailpoint(first.k, 120_000);
+  const next = await start(undefined, true);
+  const j = await next.api.waitJob(job, 180_000);
+  assert.equal(j.state, 'interrupted', j.log.join('\n'));
+  assert.equal(j.error, ROLLED_BACK, j.log.join('\n'));
+  assert.ok(j.log.includes("loading the dump of 'db' once the database answers"), `the crash came after the dump was loaded: ${j.log.join('\n')}`);
+  assert.deepEqual(readFiles(boardDir), oldFiles, 'compose file, .env and .svc.json are the ones before the restore, byte for byte');
+  assert.deepEqual(leftovers(), [], 'no staging or moved-aside folder is left');
+  await dbAnswers(next.api);
+  assert.equal(await fingerprint(next.api), oldPrint, 'the database is the one before the restore, with the row written after the backup');
+  await next.k.kill();
+});
+
 test('the engine goes away when the backup starts pg_dumpall: the job fails naming the engine and no partial archive is left', async () => {
   const p = proxy as SocketProxy;
   const { k, api } = await start();
@@ -238,5 +272,52 @@ test('the engine goes away when the backup starts pg_dumpall: the job fails nami
   assert.equal(await fingerprint(api), oldPrint, 'the database runs on, untouched');
   const del = await api.waitJob(await startJob(api, 'DELETE', `/api/stacks/${BOARD}`), 180_000);
   assert.equal(del.state, 'succeeded', del.log.join('\n'));
+  await k.kill();
+});
+
+// A full disk while the archive is written: BACKUP_DIR on a small tmpfs (a setting applied at the next
+// start) with exactly the space the estimate asks for (the app's folder and data, in bytes), and data that
+// does not compress (random bytes), so the estimate passes and the archive, a little bigger, does not fit.
+
+const freeIn = (dir: string) => {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+};
+/** Bytes of the files below a folder, as the estimate counts them. */
+const bytesIn = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((n, e) => n + lstatSync(join(e.parentPath, e.name)).size, 0);
+
+test('a full disk while the archive is written: the job fails saying the disk is full, nothing is left in BACKUP_DIR, the app runs', {
+  skip: SKIP,
+}, async () => {
+  mkdirSync(small);
+  await execFileP('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', small]);
+  mounted = true;
+  const target = join(small, 'backups');
+  mkdirSync(target);
+  const first = await start();
+  const s = await first.api.put('/api/settings', { BACKUP_DIR: target, DISK_MIN_FREE_GB: 0 });
+  assert.equal(s.status, 200, JSON.stringify(s.body));
+  await first.k.kill();
+  const { k, api } = await start();
+
+  writeFileSync(join(appData, 'random.bin'), randomBytes(1 << 20));
+  const needed = bytesIn(stackDir) + bytesIn(appData);
+  writeFileSync(join(appData, 'random.bin'), randomBytes((1 << 20) + ((PAGE - (needed % PAGE)) % PAGE)));
+  const exact = bytesIn(stackDir) + bytesIn(appData);
+  assert.equal(exact % PAGE, 0);
+  writeFileSync(join(small, 'filler'), Buffer.alloc(freeIn(small) - exact));
+  assert.equal(freeIn(small), exact, 'exactly the space the estimate asks for is free');
+
+  const id = await startJob(api, 'POST', '/api/backups', { stack: APP });
+  const j = await api.waitJob(id, 120_000);
+  assert.equal(j.state, 'failed', j.log.join('\n'));
+  assert.match(j.error ?? '', new RegExp(`^disk full: there is no space left to write ${target}/${APP}-\\d{8}-\\d{6}(-\\d+)?\\.tar\\.gz$`), j.log.join('\n'));
+  assert.deepEqual(readdirSync(target), [], 'no partial archive, temp file or metadata file is left');
+  assert.equal(freeIn(small), exact, 'the space the partial archive took is given back');
+  assert.deepEqual((await api.get<unknown[]>(`/api/backups?stack=${APP}`)).body, [], 'no backup is listed from the full disk');
+  assert.deepEqual(await running(api), { message: 'after-backup', state: 'running' }, 'the app runs on');
   await k.kill();
 });
