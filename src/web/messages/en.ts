@@ -6,6 +6,7 @@ import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enForms } from './en-forms.ts';
 import { enNetworks } from './en-networks.ts';
+import { enNotify } from './en-notify.ts';
 import { enOperate } from './en-operate.ts';
 import { enPolicy } from './en-policy.ts';
 /**
@@ -189,6 +190,7 @@ export const en = {
   ...enForms,
   ...enNetworks,
   ...enBackups,
+  ...enNotify,
 } as const;
 
 export type MessageKey = keyof typeof en;

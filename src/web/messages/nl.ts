@@ -7,6 +7,7 @@ import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlNetworks } from './nl-networks.ts';
+import { nlNotify } from './nl-notify.ts';
 import { nlOperate } from './nl-operate.ts';
 import { nlPolicy } from './nl-policy.ts';
 
@@ -187,4 +188,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlForms,
   ...nlNetworks,
   ...nlBackups,
+  ...nlNotify,
 };

@@ -12,6 +12,7 @@ import { ContainersScreen } from './containers/containers-screen.tsx';
 import { INSTALL_PATH } from './install/install-model.ts';
 import { InstallScreen } from './install/install-screen.tsx';
 import { NetworksScreen } from './networks/networks-screen.tsx';
+import { NotificationsScreen } from './notifications/notifications-screen.tsx';
 import { ReposScreen } from './repos/repos-screen.tsx';
 import { SettingsScreen } from './settings/settings-screen.tsx';
 import { StoreScreen } from './store/store-screen.tsx';
@@ -57,6 +58,8 @@ export const SCREENS: ScreenRoute[] = [
   { path: '/backups', title: 'backups.title', nav: 'nav.backups', role: 'viewer', render: (user) => <BackupsScreen user={user} /> },
   { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
   { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
+  // Channels hold secrets (tokens, the SMTP password) and decide who hears of what: admins only.
+  { path: '/notifications', title: 'notify.title', nav: 'nav.notifications', role: 'admin', render: () => <NotificationsScreen /> },
   { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },
   // First run: admins are led here while WIZARD_DONE is off, and back from the settings.
   { path: '/wizard', title: 'wizard.title', role: 'admin', render: () => <WizardScreen /> },

@@ -1,0 +1,197 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../../api.ts';
+import { ErrorMessage, errorText } from '../../components/error-message.tsx';
+import { t } from '../../i18n.ts';
+import { ChannelCard } from './channel-card.tsx';
+import {
+  getNotifications,
+  type NotificationsT,
+  type NotificationsUpdateT,
+  saveNotifications,
+  type TestResultT,
+  testNotifications,
+} from './notifications-api.ts';
+import {
+  CHANNEL_KINDS,
+  type ChannelDraft,
+  fieldsByChannel,
+  KINDS,
+  type NotifyForm,
+  newChannel,
+  removeChannel,
+  toForm,
+  toggleRule,
+  toUpdate,
+} from './notifications-model.ts';
+import { RulesMatrix } from './rules-matrix.tsx';
+import { SaveBar, type SaveState } from './save-bar.tsx';
+import './notifications.css';
+
+/** A refusal, with the fields it names sorted to the channel they belong to (by id, so later edits do not shift them). */
+interface Refusal {
+  error: unknown;
+  byChannel: Map<string, { index: number; fields: string[] }>;
+  other: string[];
+}
+
+function toRefusal(error: unknown, sent: NotificationsUpdateT): Refusal {
+  const { channels, other } = fieldsByChannel(error instanceof ApiError ? error.fields : []);
+  const byChannel = new Map<string, { index: number; fields: string[] }>();
+  for (const [index, fields] of channels) {
+    const id = sent.channels[index]?.id;
+    if (id) byChannel.set(id, { index, fields });
+  }
+  return { error, byChannel, other };
+}
+
+/** The words under a field the server named: its own reason when the detail is about this field. */
+function fieldProblem(error: unknown, paths: string[]): string {
+  if (error instanceof ApiError && error.code === 'validation') {
+    const about = paths.find((p) => error.detail.startsWith(`${p}: `));
+    return about ? t('notify.field_refused_detail', { detail: error.detail.slice(about.length + 2) }) : t('notify.field_refused');
+  }
+  return errorText(error);
+}
+
+/** Where messages go: the channels with their test and history, and which kinds each receives. Admins only. */
+export function NotificationsScreen() {
+  const [view, setView] = useState<NotificationsT | null>(null);
+  const [form, setForm] = useState<NotifyForm | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [state, setState] = useState<SaveState>({ kind: 'idle' });
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [results, setResults] = useState<Map<string, TestResultT>>(new Map());
+  const [dirty, setDirty] = useState(false);
+  const [focusId, setFocusId] = useState<string | null>(null);
+
+  const load = (v: NotificationsT) => {
+    setView(v);
+    setForm(toForm(v));
+    setDirty(false);
+  };
+
+  useEffect(() => {
+    getNotifications().then(load, setLoadError);
+  }, []);
+
+  // A channel just added: its first field gets the focus once it is on screen.
+  useEffect(() => {
+    if (!focusId) return;
+    document.querySelector<HTMLInputElement>(`[data-channel="${focusId}"] input`)?.focus();
+    setFocusId(null);
+  }, [focusId]);
+
+  const edit = (f: (prev: NotifyForm) => NotifyForm) => {
+    setForm((prev) => (prev ? f(prev) : prev));
+    setDirty(true);
+    if (state.kind !== 'busy') setState({ kind: 'idle' });
+  };
+  const patch = (id: string, p: Partial<ChannelDraft>) => edit((f) => ({ ...f, channels: f.channels.map((c) => (c.id === id ? { ...c, ...p } : c)) }));
+  const add = (kind: ChannelDraft['kind']) => {
+    const c = newChannel(kind);
+    edit((f) => ({ ...f, channels: [...f.channels, c] }));
+    setFocusId(c.id);
+  };
+
+  const submit = async (action: 'save' | 'test') => {
+    if (!form || state.kind === 'busy') return;
+    const body = toUpdate(form);
+    setState({ kind: 'busy', action });
+    try {
+      if (action === 'save') {
+        load(await saveNotifications(body));
+        setState({ kind: 'saved' });
+      } else {
+        const { results: list } = await testNotifications(body);
+        setResults(new Map(list.map((r) => [r.channel, r])));
+        load(await getNotifications());
+        setState({ kind: 'tested', ok: list.filter((r) => r.ok).length, total: list.length });
+      }
+      setRefusal(null);
+    } catch (error) {
+      setRefusal(toRefusal(error, body));
+      setState({ kind: 'refused', error });
+    }
+  };
+
+  const saved = new Set(view?.channels.map((c) => c.id) ?? []);
+  const kinds = (view?.kinds.length ? view.kinds : [...KINDS]).filter((k) => k !== 'test');
+  const problemOf = (id: string) => (field: string) => {
+    const named = refusal?.byChannel.get(id);
+    if (!refusal || !named?.fields.includes(field)) return null;
+    const suffix = field ? `.${field}` : '';
+    return fieldProblem(refusal.error, [`channels.${named.index}${suffix}`, `channels[${named.index}]${suffix}`]);
+  };
+  const rulesProblem = refusal?.other.some((f) => f.startsWith('rules')) ? fieldProblem(refusal.error, refusal.other) : null;
+
+  return (
+    <section class="page notifications-page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {t('notify.title')}
+        </h1>
+      </div>
+      <p class="muted nfy-intro">{t('notify.intro')}</p>
+      <ErrorMessage error={loadError} />
+      {!form && !loadError && (
+        <p class="muted" role="status">
+          {t('notify.loading')}
+        </p>
+      )}
+      {form && (
+        <form
+          class="nfy-form"
+          noValidate
+          aria-busy={state.kind === 'busy'}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit('save');
+          }}
+        >
+          <section class="card nfy-section" aria-labelledby="nfy-channels">
+            <h2 id="nfy-channels" tabIndex={-1}>
+              {t('notify.channels')}
+            </h2>
+            {form.channels.length === 0 ? (
+              <p class="muted nfy-empty">{t('notify.channels_empty')}</p>
+            ) : (
+              <ul class="nfy-channels" aria-label={t('notify.channels')}>
+                {form.channels.map((c) => (
+                  <ChannelCard
+                    key={c.id}
+                    channel={c}
+                    fresh={!saved.has(c.id)}
+                    result={results.get(c.id) ?? null}
+                    onChange={(p) => patch(c.id, p)}
+                    onRemove={() => {
+                      edit((f) => removeChannel(f, c.id));
+                      document.getElementById('nfy-channels')?.focus();
+                    }}
+                    problem={problemOf(c.id)}
+                  />
+                ))}
+              </ul>
+            )}
+            <fieldset class="nfy-add">
+              <legend class="nfy-add-label">{t('notify.add')}</legend>
+              {CHANNEL_KINDS.map((k) => (
+                <button key={k} type="button" class="btn btn-small" aria-label={t(`notify.add_label.${k}`)} onClick={() => add(k)}>
+                  + {t(`notify.channel.${k}`)}
+                </button>
+              ))}
+            </fieldset>
+          </section>
+          <RulesMatrix
+            kinds={kinds}
+            channels={form.channels}
+            rules={form.rules}
+            stuckAfter={view?.stuck_after_minutes ?? 0}
+            problem={rulesProblem}
+            onToggle={(kind, id, on) => edit((f) => ({ ...f, rules: toggleRule(f.rules, kind, id, on) }))}
+          />
+          <SaveBar state={state} dirty={dirty} onTest={() => void submit('test')} />
+        </form>
+      )}
+    </section>
+  );
+}
