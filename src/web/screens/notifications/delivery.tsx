@@ -8,12 +8,23 @@ export function kindText(kind: string): string {
   return isMessageKey(key) ? t(key) : kind;
 }
 
+/** The server's few words for a failed connection in the user's language; any other reason as the receiver gave it. */
+export function reasonText(error: string): string {
+  const wait = /^no answer within (\d+(?:\.\d+)?) s$/.exec(error);
+  if (wait) return t('notify.why.timeout', { seconds: wait[1] ?? '' });
+  if (error === 'connection refused') return t('notify.why.refused');
+  if (error === 'host not found') return t('notify.why.not_found');
+  if (error === 'connection reset') return t('notify.why.reset');
+  return error;
+}
+
 /** What a receiver answered: delivered with its status, or why not. */
 export function outcomeText(d: { ok: boolean; status?: number | undefined; error?: string | undefined }): string {
   if (d.ok) return d.status === undefined ? t('notify.result.ok') : t('notify.result.ok_status', { status: d.status });
-  if (d.status !== undefined && d.error) return t('notify.result.failed_status_error', { status: d.status, error: d.error });
+  const error = d.error ? reasonText(d.error) : '';
+  if (d.status !== undefined && error) return t('notify.result.failed_status_error', { status: d.status, error });
   if (d.status !== undefined) return t('notify.result.failed_status', { status: d.status });
-  return d.error ? t('notify.result.failed_error', { error: d.error }) : t('notify.result.failed');
+  return error ? t('notify.result.failed_error', { error }) : t('notify.result.failed');
 }
 
 function Outcome({ d }: { d: { ok: boolean; status?: number | undefined; error?: string | undefined } }) {

@@ -1,66 +1,30 @@
+import type { z } from 'zod';
+import type {
+  CHANNEL_KINDS,
+  ChannelT,
+  DeliveryT,
+  NotificationsT,
+  NotificationsUpdateIn,
+  SMTP_SECURITY,
+  TestResult,
+  TestResultsT,
+  WEBHOOK_FORMATS,
+} from '../../../shared/notifications.ts';
 import { request } from '../../api.ts';
 
-// The shapes of GET/PUT /api/notifications and POST /api/notifications/test (API.md, issue 15).
-export type ChannelKind = 'push' | 'webhook' | 'email';
-export type WebhookFormat = 'generic' | 'slack' | 'discord' | 'matrix';
-export type SmtpSecurity = 'starttls' | 'tls' | 'none';
-
-export interface DeliveryT {
-  at: string;
-  kind: string;
-  ok: boolean;
-  status?: number;
-  error?: string;
-}
-
-export interface ChannelT {
-  id: string;
-  kind: ChannelKind;
-  enabled: boolean;
-  name?: string;
-  url?: string;
-  format?: WebhookFormat;
-  has_token?: boolean;
-  smtp?: { host: string; port: number; security: SmtpSecurity; username: string; has_password: boolean; from: string; to: string };
-  history: DeliveryT[];
-}
-
-export interface NotificationsT {
-  channels: ChannelT[];
-  rules: Record<string, string[]>;
-  kinds: string[];
-  stuck_after_minutes: number;
-}
-
-export interface ChannelInput {
-  id: string;
-  kind: ChannelKind;
-  enabled: boolean;
-  name?: string;
-  url?: string;
-  format?: WebhookFormat;
-  token?: string;
-  smtp?: { host: string; port: number; security: SmtpSecurity; username: string; password?: string; from: string; to: string };
-}
-
-export interface NotificationsUpdateT {
-  channels: ChannelInput[];
-  rules: Record<string, string[]>;
-}
-
-export interface TestResultT {
-  channel: string;
-  kind: string;
-  ok: boolean;
-  status?: number;
-  error?: string;
-}
+export type { ChannelT, DeliveryT, NotificationsT };
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
+export type TestResultT = z.infer<typeof TestResult>;
+/** What the form sends: secrets only when typed, an empty one keeps the stored value. */
+export type NotificationsUpdateT = NotificationsUpdateIn;
+export type ChannelInput = NotificationsUpdateIn['channels'][number];
 
 export const getNotifications = (): Promise<NotificationsT> => request<NotificationsT>('GET', '/api/notifications');
 
-/** PUT: saves channels and rules; an empty token or password keeps the stored one. */
+/** PUT: saves channels and rules; answers what GET answers. */
 export const saveNotifications = (body: NotificationsUpdateT): Promise<NotificationsT> => request<NotificationsT>('PUT', '/api/notifications', body);
 
 /** POST test: saves the same body first, then sends one test message to every enabled channel. */
-export const testNotifications = (body: NotificationsUpdateT): Promise<{ results: TestResultT[] }> =>
-  request<{ results: TestResultT[] }>('POST', '/api/notifications/test', body);
+export const testNotifications = (body: NotificationsUpdateT): Promise<TestResultsT> => request<TestResultsT>('POST', '/api/notifications/test', body);

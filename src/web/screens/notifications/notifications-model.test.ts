@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { NOTIFICATION_KINDS, CHANNEL_KINDS as SHARED_CHANNEL_KINDS, SMTP_SECURITY, WEBHOOK_FORMATS } from '../../../shared/notifications.ts';
 import type { NotificationsT } from './notifications-api.ts';
-import { fieldsByChannel, hasRules, newChannel, newChannelId, removeChannel, toForm, toggleRule, toUpdate, withSecurity } from './notifications-model.ts';
+import {
+  CHANNEL_KINDS,
+  FORMATS,
+  fieldsByChannel,
+  hasRules,
+  KINDS,
+  newChannel,
+  newChannelId,
+  removeChannel,
+  SECURITIES,
+  toForm,
+  toggleRule,
+  toUpdate,
+  withSecurity,
+} from './notifications-model.ts';
 
 const saved: NotificationsT = {
   channels: [
@@ -95,4 +110,11 @@ test('refused fields are sorted to their channel, in either way of writing the p
 
 test('new channel ids fit the server rule', () => {
   for (let i = 0; i < 20; i++) assert.match(newChannelId(), /^[a-z0-9-]{1,40}$/);
+});
+
+test('the lists of the screen are the shared ones (kept apart so the interface does not load zod for them)', () => {
+  assert.deepEqual([...KINDS], [...NOTIFICATION_KINDS]);
+  assert.deepEqual([...CHANNEL_KINDS], [...SHARED_CHANNEL_KINDS]);
+  assert.deepEqual([...FORMATS], [...WEBHOOK_FORMATS]);
+  assert.deepEqual([...SECURITIES], [...SMTP_SECURITY]);
 });

@@ -115,7 +115,7 @@ export function NotificationsScreen() {
   };
 
   const saved = new Set(view?.channels.map((c) => c.id) ?? []);
-  const kinds = (view?.kinds.length ? view.kinds : [...KINDS]).filter((k) => k !== 'test');
+  const kinds: readonly string[] = view?.kinds.length ? view.kinds : KINDS;
   const problemOf = (id: string) => (field: string) => {
     const named = refusal?.byChannel.get(id);
     if (!refusal || !named?.fields.includes(field)) return null;
