@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import { ErrorMessage, errorText } from '../../components/error-message.tsx';
-import { t } from '../../i18n.ts';
+import { type MessageKey, t } from '../../i18n.ts';
 import { ChannelCard } from './channel-card.tsx';
 import {
   getNotifications,
@@ -44,11 +44,23 @@ function toRefusal(error: unknown, sent: NotificationsUpdateT): Refusal {
   return { error, byChannel, other };
 }
 
+/** The reasons the shared schema gives (src/shared/notifications.ts), in the user's language; others stay as the server said them. */
+const REASONS: Record<string, MessageKey> = {
+  required: 'notify.reason.required',
+  'required for an e-mail channel': 'notify.reason.required',
+  'an http:// or https:// address': 'notify.reason.http_url',
+  'an e-mail address': 'notify.reason.email',
+  'one or more e-mail addresses, separated by commas': 'notify.reason.emails',
+};
+
 /** The words under a field the server named: its own reason when the detail is about this field. */
 function fieldProblem(error: unknown, paths: string[]): string {
   if (error instanceof ApiError && error.code === 'validation') {
     const about = paths.find((p) => error.detail.startsWith(`${p}: `));
-    return about ? t('notify.field_refused_detail', { detail: error.detail.slice(about.length + 2) }) : t('notify.field_refused');
+    if (!about) return t('notify.field_refused');
+    const reason = error.detail.slice(about.length + 2);
+    const key = REASONS[reason];
+    return t('notify.field_refused_detail', { detail: key ? t(key) : reason });
   }
   return errorText(error);
 }
