@@ -34,6 +34,7 @@ import { createJobsService } from './jobs/jobs.service.ts';
 import { createNetworksRepo } from './networks/networks.repo.ts';
 import { createNetworksService } from './networks/networks.service.ts';
 import { createSubnetPool } from './networks/subnet-pool.ts';
+import { createNotificationsModule, type NotificationsModule, type NotifyOptions } from './notifications/notifications-module.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { stackNames } from './stacks/listing.ts';
@@ -48,6 +49,8 @@ export interface Kade {
   events: EventBus;
   /** Engine log streams held open for followers now; the load tests read it. */
   openLogStreams(): number;
+  /** Tests wait for notifications under way and run the periodic checks (disk, stuck jobs) at once. */
+  notifications: Pick<NotificationsModule, 'idle' | 'checkDisk' | 'checkStuck'>;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,8 @@ export interface KadeOptions {
   networkLabels?: Record<string, string>;
   /** Bounds of followed log streams; tests shorten the slow-reader deadlines. */
   follow?: FollowLimits;
+  /** Notification timings and the SMTP trust; tests shorten them and trust their own mail server. */
+  notify?: NotifyOptions;
 }
 
 /** The composition root: config → db → adapters → services → http. */
@@ -122,7 +127,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
     ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
   });
-  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger });
+  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger, events, clock });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
   const stacks = createStacksService({
@@ -166,6 +171,20 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     apps: () => stackNames(paths.LIBRARY_DIR),
   });
   backupsRef = backups;
+  // Before the recovery below: a job it resolves may fail and ask for a message.
+  const notifications = createNotificationsModule({
+    db,
+    box,
+    events,
+    logger,
+    clock,
+    engine,
+    jobs,
+    disk: () => backups.disk(),
+    stackOfProject: (p) => stacks.stackOfProject(p),
+    settings,
+    ...(opts.notify ? { options: opts.notify } : {}),
+  });
   // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
   const interrupted = stacks.recoverInterrupted(backups.resolvers);
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
@@ -184,6 +203,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
   stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });
   backups.startSchedule();
+  notifications.start();
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
@@ -192,7 +212,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, backups, updates, imageTags },
+    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, notifications: notifications.service, backups, updates, imageTags },
     {
       logger,
       version: config.version,
@@ -208,8 +228,10 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     app,
     events,
     openLogStreams: containers.openLogStreams,
+    notifications,
     async close() {
       stackUpdates.stop();
+      await notifications.stop();
       backups.stopSchedule();
       await jobs.idle();
       db.close();

@@ -28,11 +28,12 @@ export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
 export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
 
 /**
- * Settings stored for features that do not exist yet (notifications,
- * Kade's self-update): a PUT that changes one is refused (`setting_not_available`) and the screen marks them.
- * A key leaves this list in the change that makes it take effect (docs/settings.md).
+ * Settings stored for features that do not exist yet (Kade's self-update): a PUT that changes one is refused
+ * (`setting_not_available`) and the screen marks them. A key leaves this list in the change that makes it take
+ * effect (docs/settings.md): NOTIFY_TOKEN and NOTIFY_EMAIL_PASSWORD left it with the notification channels, whose
+ * token and SMTP password they stand in for when a channel has none of its own.
  */
-export const NOT_AVAILABLE_KEYS = ['NOTIFY_TOKEN', 'NOTIFY_EMAIL_PASSWORD', 'UPDATE_CHANNEL'] as const;
+export const NOT_AVAILABLE_KEYS = ['UPDATE_CHANNEL'] as const;
 export type NotAvailableKey = (typeof NOT_AVAILABLE_KEYS)[number];
 export const isNotAvailable = (key: string): key is NotAvailableKey => (NOT_AVAILABLE_KEYS as readonly string[]).includes(key);
 

@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'backup.deleted': 'delete',
   // Settings and the setup wizard
   'settings.updated': 'edit',
+  // Notification channels and rules (a test saves them too)
+  'notifications.updated': 'edit',
   'wizard.completed': 'wizard_complete',
   'wizard.reset': 'wizard_reset',
   // Background work

@@ -323,7 +323,14 @@ export function createBackupsService(d: BackupsDeps) {
         const b = await run(stack, reason, ctx);
         d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
       } catch (err) {
-        d.events.emit({ type: 'backup.failed', actor, source: 'backups', target: stack, status: 'failed', detail: { reason, error: errorMessage(err) } });
+        d.events.emit({
+          type: 'backup.failed',
+          actor,
+          source: 'backups',
+          target: stack,
+          status: 'failed',
+          detail: { reason, error: errorMessage(err), job: ctx.id },
+        });
         throw err;
       }
     });
@@ -336,7 +343,14 @@ export function createBackupsService(d: BackupsDeps) {
       d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
     } catch (err) {
       ctx.log(`warning: the backup before ${reason} failed (${errorMessage(err)}); going on without it`);
-      d.events.emit({ type: 'backup.failed', actor, source: 'backups', target: stack, status: 'failed', detail: { reason, error: errorMessage(err) } });
+      d.events.emit({
+        type: 'backup.failed',
+        actor,
+        source: 'backups',
+        target: stack,
+        status: 'failed',
+        detail: { reason, error: errorMessage(err), job: ctx.id },
+      });
     }
   }
 
@@ -346,7 +360,7 @@ export function createBackupsService(d: BackupsDeps) {
     return d.jobs.start({ kind: 'backup.verify', stack: null, actor }, async (ctx) => {
       const r = await d.archive.verify(archivePath(id));
       annotate(id, { verified: r.ok, verified_at: d.clock().toISOString() });
-      d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id } });
+      d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id, job: ctx.id } });
       if (!r.ok) throw new AppError('validation', `backup ${id} failed verification: ${r.problems.join('; ')}`, { params: { id } });
       ctx.log(`backup ${id} verified: every entry matches its checksum`);
     });

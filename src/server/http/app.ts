@@ -16,6 +16,7 @@ import { containersRoutes } from './routes/containers.routes.ts';
 import { hostRoutes } from './routes/host.routes.ts';
 import { jobsRoutes } from './routes/jobs.routes.ts';
 import { networksRoutes } from './routes/networks.routes.ts';
+import { notificationsRoutes } from './routes/notifications.routes.ts';
 import { policyRoutes } from './routes/policy.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stackConfigRoutes } from './routes/stack-config.routes.ts';
@@ -107,6 +108,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   usersRoutes(app, services);
   auditRoutes(app, services.audit);
   settingsRoutes(app, services);
+  notificationsRoutes(app, services);
   wizardRoutes(app, services);
   hostRoutes(app, services);
   networksRoutes(app, services);

@@ -9,6 +9,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { NetworksService } from '../networks/networks.service.ts';
+import type { NotificationsService } from '../notifications/notifications.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
@@ -30,6 +31,7 @@ export interface Services {
   wizard: WizardService;
   host: HostService;
   networks: NetworksService;
+  notifications: NotificationsService;
   backups: BackupsModule;
   updates: UpdatesService;
   imageTags: ImageTagLookup;

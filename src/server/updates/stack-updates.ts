@@ -47,6 +47,8 @@ export interface StackUpdatesDeps {
   now: () => number;
   /** UPDATE_CHECK_ENABLED as it is now: when off, the background check asks no registry (a manual check still does). */
   enabled?: () => boolean;
+  /** Told the stacks of each background round (the notifier's update_available). */
+  onRound?: (checks: StackCheck[]) => void;
 }
 
 /**
@@ -71,11 +73,12 @@ export function createStackUpdates(d: StackUpdatesDeps) {
   }
 
   /** Every stack; stacks run side by side, the checker's limiter keeps each registry at four requests. */
-  async function checkAll(): Promise<void> {
+  async function checkAll(): Promise<StackCheck[]> {
     const names = d.stackNames();
     const outcomes = await Promise.allSettled(names.map((n) => check(n)));
     const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${names[i]}: ${String(o.reason)}`] : []));
     if (failed.length > 0) d.logger.warn({ failed }, 'update check of some apps failed');
+    return outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   }
 
   const runInBackground = () => {
@@ -83,7 +86,9 @@ export function createStackUpdates(d: StackUpdatesDeps) {
       d.logger.info('background update check skipped: UPDATE_CHECK_ENABLED is off');
       return;
     }
-    checkAll().catch((err: unknown) => d.logger.warn({ err }, 'background update check failed'));
+    checkAll()
+      .then((checks) => d.onRound?.(checks))
+      .catch((err: unknown) => d.logger.warn({ err }, 'background update check failed'));
   };
 
   return {

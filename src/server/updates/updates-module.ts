@@ -1,5 +1,7 @@
+import type { EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Engine } from '../engine/engine.ts';
+import { notifyEvent } from '../notifications/notifier.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { stackNames } from '../stacks/listing.ts';
 import { createImageChecker } from './image-check.ts';
@@ -24,6 +26,9 @@ export function createUpdateChecks(deps: {
   settings: Pick<SettingsService, 'registry' | 'updateCheckEnabled'>;
   libraryDir: string;
   logger: Logger;
+  /** Where each background round's available updates are announced (`notify.update_available`). */
+  events?: EventBus;
+  clock?: () => Date;
 }) {
   const registry = createRegistryClient({ credentials: () => registryCredentials(deps.settings) });
   const checker = createImageChecker({
@@ -39,5 +44,20 @@ export function createUpdateChecks(deps: {
     logger: deps.logger,
     now: Date.now,
     enabled: () => deps.settings.updateCheckEnabled(),
+    onRound(checks) {
+      // The daily round is named by its day, so a restart of Kade the same day does not announce an update again.
+      const round = `update-check:${(deps.clock?.() ?? new Date()).toISOString().slice(0, 10)}`;
+      for (const c of checks.filter((x) => x.update === 'update')) {
+        const images = c.images.filter((i) => i.state === 'update').map((i) => i.image);
+        deps.events?.emit(
+          notifyEvent({
+            kind: 'update_available',
+            subject: c.name,
+            round,
+            message: `A newer image is available for ${c.name}: ${images.join(', ') || 'one of its images'}.`,
+          }),
+        );
+      }
+    },
   });
 }

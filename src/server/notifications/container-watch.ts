@@ -1,0 +1,143 @@
+/**
+ * Stopped containers, seen from the engine's event stream (never by polling lists): a die, stop or oom of a
+ * container of an installed app enters the stopped state, its start leaves it. A stop Kade performs itself is not
+ * a message: the decision waits `graceMs`, then asks `expected` (Kade's job holds the app's slot, or Kade's own
+ * operation named the app or container just now). The stream resumes from the last event it handled (kept in the
+ * database), so a restart of Kade neither repeats nor loses an event; it reconnects with backoff when the engine goes.
+ */
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { sinceOf } from '../engine/docker-events.ts';
+import { COMPOSE_PROJECT_LABEL, type ContainerEvent, type ContainerEventStream, type Engine } from '../engine/engine.ts';
+import type { NotifyRequest } from './notifier.ts';
+
+const STOPS = ['die', 'stop', 'oom'];
+const ACTIONS = [...STOPS, 'start'];
+/** A cursor older than this is not replayed: after a long downtime only the last hour counts. */
+const MAX_REPLAY_NS = 3_600n * 1_000_000_000n;
+
+export interface ContainerWatchDeps {
+  engine: Pick<Engine, 'containerEvents'>;
+  /** The installed app a compose project belongs to; null for containers Kade does not manage. */
+  stackOfProject: (project: string) => string | null;
+  /** Whether Kade itself stopped it: its job holds the app's slot, or its own operation named the app or container. */
+  expected: (stack: string, container: string, atMs: number) => boolean;
+  emit: (r: NotifyRequest) => void;
+  /** The timeNano of the last handled event. */
+  cursor: { get(): string | null; set(timeNano: string): void };
+  logger: Logger;
+  clock: () => Date;
+  graceMs?: number;
+  backoff?: { firstMs: number; maxMs: number };
+}
+
+function describe(e: ContainerEvent, stack: string): string {
+  const why = e.action === 'oom' ? 'ran out of memory' : e.exitCode !== null ? `exit code ${e.exitCode}` : e.action;
+  return `The container ${e.name} of the app ${stack} stopped (${why}) without Kade stopping it.`;
+}
+
+export function createContainerWatch(d: ContainerWatchDeps) {
+  const graceMs = d.graceMs ?? 2_000;
+  const { firstMs, maxMs } = d.backoff ?? { firstMs: 1_000, maxMs: 30_000 };
+  const chains = new Map<string, Promise<void>>();
+  let stopped = true;
+  let current: ContainerEventStream | null = null;
+  let wakeSleep: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      wakeSleep = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+
+  /** Events of one container are decided in order; containers side by side. */
+  function enqueue(id: string, work: () => Promise<void>): void {
+    const next = (chains.get(id) ?? Promise.resolve())
+      .then(work)
+      .catch((err: unknown) => d.logger.warn({ err: errorMessage(err) }, 'container event not handled'));
+    chains.set(id, next);
+    void next.finally(() => chains.get(id) === next && chains.delete(id));
+  }
+
+  function handle(e: ContainerEvent): void {
+    const project = e.labels[COMPOSE_PROJECT_LABEL];
+    const stack = project ? d.stackOfProject(project) : null;
+    if (!stack) {
+      d.cursor.set(e.timeNano);
+      return;
+    }
+    const atMs = Number(BigInt(e.timeNano) / 1_000_000n);
+    if (e.action === 'start') {
+      enqueue(e.id, async () => {
+        d.emit({ kind: 'container_stopped', subject: e.name, message: `The container ${e.name} of the app ${stack} runs again.`, state: 'off' });
+        d.cursor.set(e.timeNano);
+      });
+      return;
+    }
+    const busyAtOnce = d.expected(stack, e.name, atMs);
+    enqueue(e.id, async () => {
+      await new Promise((r) => setTimeout(r, graceMs));
+      if (!busyAtOnce && !d.expected(stack, e.name, atMs)) d.emit({ kind: 'container_stopped', subject: e.name, message: describe(e, stack), state: 'on' });
+      d.cursor.set(e.timeNano);
+    });
+  }
+
+  function since(): string {
+    const now = BigInt(d.clock().getTime()) * 1_000_000n;
+    const stored = d.cursor.get();
+    const from = stored && /^\d+$/.test(stored) ? BigInt(stored) : now;
+    return (from < now - MAX_REPLAY_NS ? now - MAX_REPLAY_NS : from).toString();
+  }
+
+  async function run(): Promise<void> {
+    let delay = firstMs;
+    let failures = 0;
+    while (!stopped) {
+      try {
+        const from = since();
+        current = await d.engine.containerEvents({ actions: ACTIONS, since: sinceOf(from) });
+        if (failures > 0) d.logger.info('engine event stream connected again');
+        delay = firstMs;
+        failures = 0;
+        for await (const e of current.events) {
+          if (stopped) break;
+          // The engine's `since` is inclusive: the event the cursor names was handled already.
+          if (BigInt(e.timeNano) <= BigInt(from) && d.cursor.get() !== null) continue;
+          if (STOPS.includes(e.action) || e.action === 'start') handle(e);
+        }
+        if (!stopped) d.logger.warn('engine event stream ended; reconnecting');
+      } catch (err) {
+        failures += 1;
+        if (!stopped && failures === 1) d.logger.warn({ err: errorMessage(err) }, 'engine event stream not available; retrying');
+      }
+      current = null;
+      if (stopped) break;
+      await sleep(delay);
+      delay = Math.min(delay * 2, maxMs);
+    }
+  }
+
+  return {
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      loop = run();
+    },
+    /** Ends the stream and the reconnects; waits for decisions under way. */
+    async stop(): Promise<void> {
+      stopped = true;
+      current?.close();
+      wakeSleep?.();
+      await loop;
+      await Promise.allSettled([...chains.values()]);
+    },
+    /** Waits for decisions under way (tests). */
+    async idle(): Promise<void> {
+      while (chains.size > 0) await Promise.allSettled([...chains.values()]);
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { MessageKind } from '../../shared/notifications.ts';
+
+/** One notification as every channel gets it. */
+export interface Message {
+  kind: MessageKind;
+  title: string;
+  message: string;
+  /** What it is about: an app, a backup, a job, a folder, a container. */
+  subject: string;
+  at: string;
+}
+
+/** What a channel answered: `status` is the HTTP status or the SMTP reply code. */
+export interface SendResult {
+  ok: boolean;
+  status?: number;
+  error?: string;
+}
+
+/** Why a connection failed, in a few words a user understands; the system's words otherwise. */
+export function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'ETIMEDOUT') return `no answer within ${timeoutMs / 1000} s`;
+  const code = e?.cause?.code ?? e?.code;
+  const text = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
+  if (code === 'ECONNREFUSED' || text.includes('ECONNREFUSED')) return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || text.includes('ENOTFOUND')) return 'host not found';
+  if (code === 'ECONNRESET' || text.includes('ECONNRESET')) return 'connection reset';
+  if (/timeout|timed out/i.test(text)) return `no answer within ${timeoutMs / 1000} s`;
+  const msg = (e?.cause?.message ?? e?.message ?? String(err)).trim();
+  return msg.slice(0, 300) || 'failed';
+}
