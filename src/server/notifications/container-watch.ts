@@ -99,6 +99,7 @@ export function createContainerWatch(d: ContainerWatchDeps) {
     while (!stopped) {
       try {
         const from = since();
+        const handled = d.cursor.get();
         current = await d.engine.containerEvents({ actions: ACTIONS, since: sinceOf(from) });
         if (failures > 0) d.logger.info('engine event stream connected again');
         delay = firstMs;
@@ -106,7 +107,7 @@ export function createContainerWatch(d: ContainerWatchDeps) {
         for await (const e of current.events) {
           if (stopped) break;
           // The engine's `since` is inclusive: the event the cursor names was handled already.
-          if (BigInt(e.timeNano) <= BigInt(from) && d.cursor.get() !== null) continue;
+          if (handled !== null && /^\d+$/.test(handled) && BigInt(e.timeNano) <= BigInt(handled)) continue;
           if (STOPS.includes(e.action) || e.action === 'start') handle(e);
         }
         if (!stopped) d.logger.warn('engine event stream ended; reconnecting');
