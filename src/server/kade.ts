@@ -35,6 +35,7 @@ import { createNetworksRepo } from './networks/networks.repo.ts';
 import { createNetworksService } from './networks/networks.service.ts';
 import { createSubnetPool } from './networks/subnet-pool.ts';
 import { createNotificationsModule, type NotificationsModule, type NotifyOptions } from './notifications/notifications-module.ts';
+import { createPathMove } from './paths/path-move.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { stackNames } from './stacks/listing.ts';
@@ -66,6 +67,11 @@ export interface KadeOptions {
   follow?: FollowLimits;
   /** Notification timings and the SMTP trust; tests shorten them and trust their own mail server. */
   notify?: NotifyOptions;
+  /**
+   * Builds Kade again in this process (the path move, after it saved the new folders): the runner closes
+   * this instance and creates a new one on the same server. Without it, the change applies at the next start.
+   */
+  restart?: () => void;
 }
 
 /** The composition root: config → db → adapters → services → http. */
@@ -89,7 +95,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // Single sign-on from the SVC_AUTH_PROXY_* environment (or a row an older version stored), shown read-only in the settings.
   const sso = createSsoConfigReader(db, logger, config.proxy);
   const settings = createSettingsModule({ db, box, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
-  const paths = settings.pathsInUse();
+  const folders = settings.pathsInUse();
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
   const { auth, users } = createAuthModule({ db, box, events, clock, ssoConfig: sso.read });
@@ -127,7 +133,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
     ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
   });
-  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: paths.LIBRARY_DIR, logger, events, clock });
+  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: folders.LIBRARY_DIR, logger, events, clock });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
   const stacks = createStacksService({
@@ -135,9 +141,9 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     baseDir: config.baseDir,
     stateDir: config.stateDir,
     engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
-    libraryDir: paths.LIBRARY_DIR,
-    dataDir: paths.DATA_DIR,
-    backupDir: paths.BACKUP_DIR,
+    libraryDir: folders.LIBRARY_DIR,
+    dataDir: folders.DATA_DIR,
+    backupDir: folders.BACKUP_DIR,
     allowedHostDirs: () => settings.allowedHostDirs(),
     uid: config.uid,
     gid: config.gid,
@@ -160,7 +166,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     stacks: backupStacks(stacks, engine),
     archive: archiveIO,
     settings,
-    paths,
+    paths: folders,
     stateDir: config.stateDir,
     engine,
     compose,
@@ -168,7 +174,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     events,
     logger,
     clock,
-    apps: () => stackNames(paths.LIBRARY_DIR),
+    apps: () => stackNames(folders.LIBRARY_DIR),
   });
   backupsRef = backups;
   // Before the recovery below: a job it resolves may fail and ask for a message.
@@ -185,8 +191,20 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     settings,
     ...(opts.notify ? { options: opts.notify } : {}),
   });
+  const paths = createPathMove({
+    settings,
+    dirs: stacks.dirs,
+    stateDir: config.stateDir,
+    engine,
+    compose,
+    jobs,
+    snapshots: stacks.snapshotStore,
+    events,
+    upProject: stacks.upProject,
+    restart: () => opts.restart?.(),
+  });
   // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
-  const interrupted = stacks.recoverInterrupted(backups.resolvers);
+  const interrupted = stacks.recoverInterrupted({ ...backups.resolvers, ...paths.resolvers });
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
   settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   const updates = createUpdatesService({
@@ -212,12 +230,31 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
-    { auth, catalogue, stacks, containers, jobs, engine, compose, audit, users, settings, wizard, host, networks, notifications: notifications.service, backups, updates, imageTags },
+    {
+      auth,
+      catalogue,
+      stacks,
+      containers,
+      jobs,
+      engine,
+      compose,
+      audit,
+      users,
+      settings,
+      wizard,
+      host,
+      networks,
+      paths,
+      notifications: notifications.service,
+      backups,
+      updates,
+      imageTags,
+    },
     {
       logger,
       version: config.version,
       webDir: config.webDir,
-      prefill: { dataDir: paths.DATA_DIR, uid: config.uid, gid: config.gid },
+      prefill: { dataDir: folders.DATA_DIR, uid: config.uid, gid: config.gid },
       ...(opts.peerAddress ? { peerAddress: opts.peerAddress } : {}),
       proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
       hosts: { bind: config.bind, allowed: config.allowedHosts },

@@ -3,6 +3,7 @@ import { loadConfig } from './config/config.ts';
 import { AppError } from './core/errors.ts';
 import { createLogger } from './core/logger.ts';
 import { createKade } from './kade.ts';
+import { createKadeRunner } from './runner.ts';
 
 function fail(err: unknown): never {
   const msg = err instanceof AppError ? err.message : err instanceof Error ? err.message : String(err);
@@ -10,15 +11,18 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
-let kade: ReturnType<typeof createKade>;
-let config: ReturnType<typeof loadConfig>;
 try {
-  config = loadConfig();
+  const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  kade = createKade(config, logger, {
-    peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
-  });
-  const server = serve({ fetch: kade.app.fetch, port: config.port, hostname: config.bind }, (info) => {
+  const kade = createKadeRunner(
+    (more) =>
+      createKade(config, logger, {
+        peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
+        ...more,
+      }),
+    logger,
+  );
+  const server = serve({ fetch: kade.fetch, port: config.port, hostname: config.bind }, (info) => {
     logger.info({ address: info.address, port: info.port, version: config.version, base_dir: config.baseDir }, 'kade listening');
   });
   server.on('error', (err) => fail(err));

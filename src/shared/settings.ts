@@ -146,6 +146,17 @@ export const PathCheck = z.object({
 });
 export type PathCheckT = z.infer<typeof PathCheck>;
 
+/** POST /api/paths/move: the new folders; a folder absent, empty or equal to the one in use stays where it is. */
+export const PathMove = z
+  .object({
+    LIBRARY_DIR: z.string().max(4096),
+    DATA_DIR: z.string().max(4096),
+    BACKUP_DIR: z.string().max(4096),
+  })
+  .partial()
+  .strict();
+export type PathMoveT = z.infer<typeof PathMove>;
+
 /** POST /api/wizard/paths: BASE_DIR and, optionally, derived folders that do not follow it. */
 export const WizardPaths = z
   .object({ BASE_DIR: PathText, LIBRARY_DIR: PathText.optional(), DATA_DIR: PathText.optional(), BACKUP_DIR: PathText.optional() })

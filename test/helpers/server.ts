@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { loadConfig } from '../../src/server/config/config.ts';
 import { createLogger } from '../../src/server/core/logger.ts';
 import { createKade, type Kade, type KadeOptions } from '../../src/server/kade.ts';
+import { createKadeRunner } from '../../src/server/runner.ts';
 
 export interface TestServer {
   url: string;
@@ -43,23 +44,32 @@ export async function startTestServer(
     },
     process.cwd(),
   );
-  const kade = createKade(config, createLogger(config.logLevel, opts.logTo), {
-    // Shared networks a test makes Kade create are removed by cleanupLabelled.
-    networkLabels: { 'kade.test': '1' },
-    ...opts.kade,
-    peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
-  });
-  const server = serve({ fetch: kade.app.fetch, port: 0, hostname: '127.0.0.1' });
+  const logger = createLogger(config.logLevel, opts.logTo);
+  // Built like main.ts builds it, so a path move's restart in place works here too.
+  const runner = createKadeRunner(
+    (more) =>
+      createKade(config, logger, {
+        // Shared networks a test makes Kade create are removed by cleanupLabelled.
+        networkLabels: { 'kade.test': '1' },
+        ...opts.kade,
+        ...more,
+        peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
+      }),
+    logger,
+  );
+  const server = serve({ fetch: runner.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     baseDir,
     stateDir,
-    kade,
+    get kade() {
+      return runner.current();
+    },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await kade.close();
+      await runner.close();
       if (!opts.stateDir && !opts.baseDir) rmSync(root, { recursive: true, force: true });
     },
   };

@@ -10,6 +10,7 @@ import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { NetworksService } from '../networks/networks.service.ts';
 import type { NotificationsService } from '../notifications/notifications.service.ts';
+import type { PathMoveService } from '../paths/path-move.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
@@ -32,6 +33,7 @@ export interface Services {
   host: HostService;
   networks: NetworksService;
   notifications: NotificationsService;
+  paths: PathMoveService;
   backups: BackupsModule;
   updates: UpdatesService;
   imageTags: ImageTagLookup;

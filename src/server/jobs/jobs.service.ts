@@ -44,12 +44,17 @@ const INTERRUPTED = 'interrupted by a restart of Kade';
 export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; events: EventBus; logger: Logger; clock: () => Date }) {
   const { repo, logs, events, logger, clock } = deps;
   const slots = new Map<string, string>();
+  /** A job that works on every app at once (the path move): while it runs, no other job starts. */
+  let exclusive: string | null = null;
   const running = new Set<Promise<void>>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   const now = () => clock().toISOString();
 
   function busyError(stack: string): AppError {
+    if (exclusive !== null) {
+      return new AppError('slot_busy', `Kade is moving its folders; app '${stack}' can change once the move is done`, { params: { stack, job: exclusive } });
+    }
     return new AppError('slot_busy', `app '${stack}' is busy with another job`, { params: { stack, job: slots.get(stack) ?? '' } });
   }
 
@@ -93,6 +98,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       logger.error({ err, job: id }, 'job end not recorded');
     }
     if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
+    if (exclusive === id) exclusive = null;
     bus.emit(id);
     if (state === 'failed')
       events.emit({
@@ -132,7 +138,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   }
 
   function begin(spec: JobSpec): { id: string; ctx: JobContext; masks: string[] } {
-    if (spec.stack !== null && slots.has(spec.stack)) throw busyError(spec.stack);
+    if (spec.stack !== null && (slots.has(spec.stack) || exclusive !== null)) throw busyError(spec.stack);
     const id = randomUUID();
     if (spec.stack !== null) slots.set(spec.stack, id);
     repo.insert({ id, kind: spec.kind, stack: spec.stack, state: 'running', startedAt: now(), user: spec.actor?.user ?? null, ip: spec.actor?.ip ?? null });
@@ -146,6 +152,20 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       return null;
     });
     return repo.get(id) as JobT;
+  }
+
+  /** A job over every app (spec.stack null): refused while any app's job runs; no other job starts until it ends. */
+  function startExclusive(spec: JobSpec, work: (ctx: JobContext) => Promise<void>): JobT {
+    if (exclusive !== null) throw new AppError('slot_busy', 'Kade is already moving its folders', { params: { job: exclusive } });
+    if (slots.size > 0) {
+      const apps = [...slots.keys()].sort();
+      throw new AppError('slot_busy', `apps are busy with other jobs (${apps.join(', ')}); try again when they are done`, {
+        params: { stack: apps.join(', '), job: [...slots.values()].join(', ') },
+      });
+    }
+    const job = start(spec, work);
+    exclusive = job.id;
+    return job;
   }
 
   /** A short file-only change recorded as a job (log, slot, detail for the recovery) and run at once; its result or error is returned. */
@@ -168,13 +188,14 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     const cut = repo.unfinished();
     for (const j of cut) {
       const resolve = resolvers[j.kind];
-      if (!resolve || j.stack === null || slots.has(j.stack)) {
+      if (!resolve || (j.stack !== null && slots.has(j.stack))) {
         logs.append(j.id, [`interrupted: Kade restarted while this job was ${j.state}`]);
         repo.finish(j.id, 'interrupted', now(), INTERRUPTED);
         continue;
       }
       logs.append(j.id, [`Kade restarted while this job was ${j.state}: resolving it`]);
-      slots.set(j.stack, j.id);
+      if (j.stack === null) exclusive = j.id;
+      else slots.set(j.stack, j.id);
       const spec = { kind: j.kind, stack: j.stack, actor: null };
       const { ctx, masks } = contextOf(j.id);
       launch(j.id, spec, ctx, masks, async () => {
@@ -197,10 +218,11 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   return {
     recover,
     start,
+    startExclusive,
     runNow,
     get,
     list: (limit = 100) => repo.recent(limit),
-    busy: (stack: string) => slots.has(stack),
+    busy: (stack: string) => slots.has(stack) || exclusive !== null,
     readLog(id: string, offset: number) {
       const job = get(id);
       const lines = logs.read(id, offset);
@@ -209,7 +231,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     },
     /** Refuses with slot_busy while a job works on the app: a direct file change must not race it. */
     checkFree(stack: string): void {
-      if (slots.has(stack)) throw busyError(stack);
+      if (slots.has(stack) || exclusive !== null) throw busyError(stack);
     },
     /** Calls back whenever the job logs, progresses or ends; returns the unsubscribe. */
     watch(id: string, fn: () => void): () => void {

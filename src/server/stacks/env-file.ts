@@ -114,6 +114,20 @@ export function mergeEnv(oldText: string, env: Record<string, string>, managed: 
   return all.length ? `${all.join('\n')}\n` : '';
 }
 
+/**
+ * The `.env` with some values changed in place (`change` answers the new value, or null to keep it): a changed
+ * line is written as KEY="value" (quoteEnvValue), every other line stays byte for byte.
+ */
+export function rewriteEnvValues(text: string, change: (key: string, value: string) => string | null, dialect: EnvDialect): string {
+  return lines(text)
+    .map((l) => {
+      if (l.key === null) return l.raw;
+      const next = change(l.key, l.value);
+      return next === null || next === l.value ? l.raw : `${l.key}=${quoteEnvValue(next, dialect)}`;
+    })
+    .join('\n');
+}
+
 /** What the `.env` editor shows instead of a secret value until an admin asks to see it. */
 export const ENV_MASK = '••••••••';
 const SECRET_NAME = /pass|secret|token|key|private|credential|salt/i;

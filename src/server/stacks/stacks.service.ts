@@ -392,6 +392,8 @@ export function createStacksService(d: StacksDeps) {
     adopt,
     ...editors,
     dirs,
+    /** Copies of apps' files before a change (the path move takes them too). */
+    snapshotStore: snapshots,
     /** At start: resolves the jobs a crash cut off (recovery.ts); returns how many there were. */
     recoverInterrupted: recovery.recoverInterrupted,
   };

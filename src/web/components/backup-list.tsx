@@ -1,9 +1,9 @@
-import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
 import { formatBytes, formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
+import { Confirm } from './confirm.tsx';
 import { ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
 import './backups.css';
@@ -265,35 +265,6 @@ function Skipped({ b }: { b: BackupT }) {
         ))}
       </ul>
     </details>
-  );
-}
-
-interface ConfirmProps {
-  title: string;
-  yes: string;
-  danger?: boolean;
-  onYes: () => void;
-  onNo: () => void;
-  children: ComponentChildren;
-}
-
-/** A question in place: the focus starts on Cancel, so Enter never restores or deletes by accident. */
-function Confirm({ title, yes, danger, onYes, onNo, children }: ConfirmProps) {
-  const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancel.current?.focus(), []);
-  return (
-    <fieldset class="backup-confirm">
-      <legend class="backup-confirm-title">{title}</legend>
-      {children}
-      <p class="backup-confirm-buttons">
-        <button type="button" class={danger ? 'btn btn-small btn-danger' : 'btn btn-small btn-primary'} onClick={onYes}>
-          {yes}
-        </button>
-        <button type="button" class="btn btn-small" ref={cancel} onClick={onNo}>
-          {t('backups.cancel')}
-        </button>
-      </p>
-    </fieldset>
   );
 }
 

@@ -122,12 +122,20 @@ export const enAdmin = {
   'settings.save': 'Save settings',
   'settings.saving': 'Saving…',
   'settings.saved': 'Settings saved.',
-  'settings.saved_restart': 'Settings saved. Changed folders take effect when Kade restarts.',
+  'move.pending':
+    'Kade still works in the folders below. Move the apps, their data and the backups to the saved folders now, or they take effect empty at the next restart.',
+  'move.now': 'Move now',
+  'move.confirm_title': 'Move the folders now?',
+  'move.confirm_body':
+    'Kade stops the apps, copies their files, data and backups to the new folders, checks the copy, starts the apps again from there and only then removes the old folders. Kade restarts itself at the end. If any step fails, everything stays where it was.',
+  'move.confirm_yes': 'Move',
+  'move.running': 'Moving the folders',
+  'settings.saved_restart': 'Settings saved. Changed folders take effect after a move (see Folders) or when Kade restarts.',
   'settings.refused': 'The settings were not saved.',
   'settings.invalid': 'Not saved: some values are not valid ({fields}).',
   'settings.folders': 'Folders',
   'settings.folders_intro':
-    'Kade works inside the folder mounted as BASE_DIR. A changed folder takes effect when Kade restarts; apps and data already there are not moved.',
+    'Kade works inside the folder mounted as BASE_DIR. A changed folder takes effect after a move (offered below once saved) or when Kade restarts.',
   'settings.base_dir': 'Base folder (BASE_DIR)',
   'settings.base_dir_hint': 'The folder mounted into Kade; the others lie inside it.',
   'settings.library_dir': 'Apps (LIBRARY_DIR)',

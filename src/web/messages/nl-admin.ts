@@ -122,12 +122,20 @@ export const nlAdmin = {
   'settings.save': 'Instellingen opslaan',
   'settings.saving': 'Bezig met opslaan…',
   'settings.saved': 'Instellingen opgeslagen.',
-  'settings.saved_restart': 'Instellingen opgeslagen. Gewijzigde mappen gaan in zodra Kade herstart.',
+  'move.pending':
+    'Kade werkt nog in de mappen hieronder. Verplaats de apps, hun data en de back-ups nu naar de opgeslagen mappen; anders gaan die leeg in bij de volgende herstart.',
+  'move.now': 'Nu verplaatsen',
+  'move.confirm_title': 'De mappen nu verplaatsen?',
+  'move.confirm_body':
+    'Kade stopt de apps, kopieert hun bestanden, data en back-ups naar de nieuwe mappen, controleert de kopie, start de apps daar weer en verwijdert pas dan de oude mappen. Aan het eind herstart Kade zichzelf. Mislukt een stap, dan blijft alles waar het was.',
+  'move.confirm_yes': 'Verplaatsen',
+  'move.running': 'De mappen worden verplaatst',
+  'settings.saved_restart': 'Instellingen opgeslagen. Gewijzigde mappen gaan in na het verplaatsen (zie Mappen) of zodra Kade herstart.',
   'settings.refused': 'De instellingen zijn niet opgeslagen.',
   'settings.invalid': 'Niet opgeslagen: sommige waarden zijn niet geldig ({fields}).',
   'settings.folders': 'Mappen',
   'settings.folders_intro':
-    'Kade werkt binnen de map die als BASE_DIR is gekoppeld. Een gewijzigde map gaat in zodra Kade herstart; apps en data die er al staan, worden niet verplaatst.',
+    'Kade werkt binnen de map die als BASE_DIR is gekoppeld. Een gewijzigde map gaat in na het verplaatsen (hieronder aangeboden zodra hij is opgeslagen) of zodra Kade herstart.',
   'settings.base_dir': 'Basismap (BASE_DIR)',
   'settings.base_dir_hint': 'De map die in Kade is gekoppeld; de andere liggen erbinnen.',
   'settings.library_dir': 'Apps (LIBRARY_DIR)',

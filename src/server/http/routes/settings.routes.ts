@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { PATH_CHECK_KEYS, PathCheck, Settings, SettingsUpdate } from '../../../shared/settings.ts';
+import { JobAccepted } from '../../../shared/api.ts';
+import { PATH_CHECK_KEYS, PathCheck, PathMove, Settings, SettingsUpdate } from '../../../shared/settings.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -31,7 +32,18 @@ const checkPath = defineRoute('viewer', {
   responses: { 200: json(PathCheck), ...PROBLEMS },
 });
 
-export function settingsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'settings'>): void {
+const movePaths = defineRoute('admin', {
+  method: 'post',
+  path: '/api/paths/move',
+  tags: ['settings'],
+  summary:
+    'Moves LIBRARY_DIR, DATA_DIR and/or BACKUP_DIR (job): apps stopped, folders copied into the new (empty) folders, the copy verified, paths rewritten in compose, .env and .svc.json, apps started again, the new folders saved, and only then the old ones removed; Kade then restarts in place. Any failure before the save leaves everything where it was, running. 409 while apps are busy or when a new folder is not empty; 507 when the copy does not fit.',
+  request: { body: jsonBody(PathMove) },
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+
+export function settingsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'settings' | 'paths'>): void {
+  app.openapi(movePaths, (c) => c.json({ job: s.paths.start(actorOf(c), c.req.valid('json')) }, 202));
   app.openapi(getSettings, (c) => c.json(s.settings.read(actorOf(c)), 200));
   app.openapi(putSettings, (c) => c.json(s.settings.update(actorOf(c), c.req.valid('json')), 200));
   app.openapi(checkPath, (c) => {

@@ -1,5 +1,6 @@
 import type { PathKey } from '../../../shared/settings-keys.ts';
 import { type MessageKey, t } from '../../i18n.ts';
+import { FolderMove } from './folder-move.tsx';
 import type { SectionProps } from './form-bind.ts';
 import { Section } from './inputs.tsx';
 import { PathField } from './path-field.tsx';
@@ -11,8 +12,8 @@ const LABELS: Record<PathKey, MessageKey> = {
   BACKUP_DIR: 'settings.backup_dir',
 };
 
-/** BASE_DIR and the folders inside it, each checked live; the folder in use is shown until the restart. */
-export function FoldersSection(p: SectionProps) {
+/** BASE_DIR and the folders inside it, each checked live; the folder in use is shown until a move or a restart. */
+export function FoldersSection(p: SectionProps & { onMoved: () => void }) {
   const field = (k: PathKey) => {
     const b = p.text(k);
     return (
@@ -31,6 +32,7 @@ export function FoldersSection(p: SectionProps) {
   return (
     <Section id="settings-folders" title={t('settings.folders')} intro={t('settings.folders_intro')}>
       {(['BASE_DIR', 'LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const).map(field)}
+      <FolderMove saved={p.saved} onMoved={p.onMoved} />
     </Section>
   );
 }

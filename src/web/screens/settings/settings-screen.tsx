@@ -105,6 +105,12 @@ export function SettingsScreen() {
           onSave={save}
           onWizard={() => void rerunWizard()}
           onEdit={() => setResult({ kind: 'idle' })}
+          onMoved={() =>
+            void getSettings().then((s) => {
+              setSaved(s);
+              setForm(toForm(s));
+            }, setLoadError)
+          }
         />
       )}
     </section>
@@ -120,9 +126,11 @@ interface BodyProps {
   onSave: (e: Event) => Promise<void>;
   onWizard: () => void;
   onEdit: () => void;
+  /** After a path move: Kade works in the saved folders now. */
+  onMoved: () => void;
 }
 
-function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onEdit }: BodyProps) {
+function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onEdit, onMoved }: BodyProps) {
   const update = (f: (prev: SettingsForm) => SettingsForm) => {
     setForm((prev) => (prev ? f(prev) : prev));
     // The last outcome speaks of what was sent then; an edit makes it stale.
@@ -133,7 +141,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
   return (
     <>
       <form class="settings-form" onSubmit={(e) => void onSave(e)} aria-busy={saving} noValidate>
-        <FoldersSection {...props} />
+        <FoldersSection {...props} onMoved={onMoved} />
         <TimeSection {...props} />
         <SecuritySection {...props} />
         <NetworksSection {...props} />

@@ -1,0 +1,356 @@
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { JobT } from '../../shared/api.ts';
+import { isInside, normalisePath, parentPath } from '../../shared/paths.ts';
+import type { PathMoveT } from '../../shared/settings.ts';
+import type { PathKey } from '../../shared/settings-keys.ts';
+import { requireRole } from '../core/authorize.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import { failpoint } from '../core/failpoint.ts';
+import { writeFilesAtomic } from '../core/fs-atomic.ts';
+import type { Compose, ComposeProject, ComposeVariant } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { JobDetail } from '../jobs/job-log.ts';
+import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
+import type { SettingsService } from '../settings/settings.service.ts';
+import { stackNames } from '../stacks/listing.ts';
+import type { Snapshots } from '../stacks/snapshots.ts';
+import type { StackDirs } from '../stacks/stack-dir.ts';
+import { ENV_FILE, META_FILE } from '../stacks/stack-files.ts';
+import { type Move, rewriteCompose, rewriteEnv, rewriteMeta } from './rewrite.ts';
+import { compareTrees, copyTree, treeBytes } from './tree.ts';
+
+/** App names as the record holds them (checked again when read back after a crash). */
+const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const KEYS = ['LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const satisfies readonly PathKey[];
+type MoveKey = (typeof KEYS)[number];
+
+interface KeyedMove extends Move {
+  key: MoveKey;
+}
+
+/** What the job records before its first change, so a crash can be undone (or finished) at the next start. */
+interface MoveRecord {
+  moves: KeyedMove[];
+  /** Apps that ran before the move: started again wherever the move ends. */
+  running: string[];
+  /** Apps whose containers were removed to be made again from the new folders. */
+  downed: string[];
+  /** Snapshots of apps whose files were rewritten in place (LIBRARY_DIR stays), by app. */
+  snapshots: Record<string, string>;
+  /** `copying` until the new folders are saved as the settings; `switched` after. */
+  phase: 'copying' | 'switched';
+}
+
+export interface PathMoveDeps {
+  settings: SettingsService;
+  dirs: StackDirs;
+  stateDir: string;
+  engine: Engine;
+  compose: Compose;
+  jobs: JobsService;
+  snapshots: Snapshots;
+  events: EventBus;
+  /** `compose up` and wait until the containers run. */
+  upProject: (p: ComposeProject, ctx: JobContext) => Promise<void>;
+  /** Asks the process to build Kade again on the saved folders, once the job has ended. */
+  restart: () => void;
+}
+
+const isEmptyDir = (p: string) => lstatSync(p).isDirectory() && readdirSync(p).length === 0;
+
+/** The nearest folder that exists at or above a (maybe not yet existing) path. */
+function existingParent(path: string): string {
+  let p = path;
+  while (!existsSync(p) && p !== '/') p = parentPath(p);
+  return p;
+}
+
+/** The free bytes of the file system a (maybe not yet existing) folder would be on. */
+function freeBytesFor(path: string): number {
+  const s = statfsSync(existingParent(path));
+  return s.bavail * s.bsize;
+}
+
+const deviceOf = (path: string): number => Number(lstatSync(existingParent(path)).dev);
+
+/**
+ * The path move (SPEC flows): apps stopped, folders copied, the copy verified, paths rewritten in compose,
+ * `.env` and `.svc.json` of the copy, apps started from the new folders, the new folders saved, and only
+ * then the old ones removed; Kade then works in the new folders (a restart of the process, in place).
+ * Until the settings are saved the old folders are never written to, so any failure (or a crash, at the
+ * next start) only removes the copy and starts the apps again where they were.
+ */
+export function createPathMove(d: PathMoveDeps) {
+  const inUse = () => d.settings.pathsInUse();
+
+  /** The request checked against the folders in use: refused with a clear reason before anything is touched. */
+  function plan(actor: Actor, req: PathMoveT): KeyedMove[] {
+    const now = inUse();
+    const moves: KeyedMove[] = [];
+    for (const key of KEYS) {
+      const raw = req[key];
+      if (raw === undefined || raw.trim() === '') continue;
+      if (!isAbsolute(raw)) throw new AppError('validation', `${key}: '${raw}' is not an absolute path`, { params: { field: key, path: raw }, fields: [key] });
+      const to = normalisePath(raw);
+      if (to === now[key]) continue;
+      moves.push({ key, from: now[key], to });
+    }
+    if (moves.length === 0) throw new AppError('validation', 'nothing to move: every folder given is the one in use', { fields: [...KEYS] });
+
+    const kade = [...KEYS.map((k) => now[k]), d.stateDir, now.BASE_DIR];
+    for (const m of moves) {
+      const refuse = (why: string, code: 'validation' | 'conflict' = 'validation') => {
+        throw new AppError(code, `${m.key}: ${m.to} ${why}`, { params: { field: m.key, path: m.to }, fields: [m.key] });
+      };
+      const c = d.settings.checkPath(actor, m.to, m.key);
+      if (!c.ok) refuse(`cannot be used (${c.reason ?? 'not usable'})${c.fix ? `; fix: ${c.fix}` : ''}`);
+      if (kade.some((k) => k !== now.BASE_DIR && (isInside(m.to, k) || isInside(k, m.to)))) refuse("lies inside one of Kade's folders or holds one");
+      if (moves.some((o) => o !== m && (isInside(m.to, o.to) || isInside(o.to, m.to)))) refuse('overlaps another new folder');
+      if (existsSync(m.to) && !isEmptyDir(m.to)) refuse('is not empty: move into a new or empty folder', 'conflict');
+    }
+    // Adopted apps stay where the user keeps them: their folder must not be inside a folder that goes away.
+    for (const a of d.dirs.adoptedPaths()) {
+      const m = moves.find((x) => isInside(a.path, x.from));
+      if (m)
+        throw new AppError('conflict', `app '${a.name}' was adopted from ${a.path}, which lies inside ${m.key}; move it out first`, {
+          params: { stack: a.name, path: a.path },
+          fields: [m.key],
+        });
+    }
+    // The copy needs the space of everything copied on each target disk (old and new share a disk: both exist for a while).
+    const needs = new Map<number, { bytes: number; free: number; where: string }>();
+    for (const m of moves) {
+      const dev = deviceOf(m.to);
+      const cur = needs.get(dev) ?? { bytes: 0, free: freeBytesFor(m.to), where: m.to };
+      cur.bytes += existsSync(m.from) ? treeBytes(m.from) : 0;
+      needs.set(dev, cur);
+    }
+    for (const n of needs.values()) {
+      if (n.bytes > n.free) {
+        throw new AppError('disk_full', `not enough space for the move: ${mb(n.bytes)} to copy, ${mb(n.free)} free at ${n.where}`, {
+          params: { path: n.where, needed: n.bytes, free: n.free },
+        });
+      }
+    }
+    return moves;
+  }
+
+  const managedApps = (libraryDir: string) =>
+    stackNames(libraryDir).filter((name) => {
+      const loc = d.dirs.find(name);
+      return loc !== null && !loc.adopted && loc.composeFile !== null;
+    });
+
+  const projectIn = (libraryDir: string, name: string, file: string): ComposeProject => ({
+    name,
+    dir: join(libraryDir, name),
+    file: join(libraryDir, name, basename(file)),
+  });
+
+  function projectsOf(rec: MoveRecord, libraryDir: string): Map<string, ComposeProject> {
+    const out = new Map<string, ComposeProject>();
+    for (const name of new Set([...rec.downed, ...rec.running])) {
+      const file = d.dirs.find(name)?.composeFile;
+      if (file) out.set(name, projectIn(libraryDir, name, file));
+    }
+    return out;
+  }
+
+  /**
+   * Each app's compose file, `.env` and `.svc.json` get the new paths, each app's files atomically: in the
+   * copy when LIBRARY_DIR moves, else in place after a snapshot (recorded, so the undo puts them back byte
+   * for byte). Adopted apps' folders are never written; a relative link of one is made absolute.
+   */
+  function rewriteApps(rec: MoveRecord, newLibrary: string, oldLibrary: string, variant: ComposeVariant, ctx: JobContext, save: () => void): void {
+    const inPlace = newLibrary === oldLibrary;
+    for (const name of stackNames(newLibrary)) {
+      const dir = join(newLibrary, name);
+      if (lstatSync(dir).isSymbolicLink()) {
+        const target = readlinkSync(dir);
+        if (!isAbsolute(target)) {
+          rmSync(dir);
+          symlinkSync(resolve(oldLibrary, target), dir);
+        }
+        continue;
+      }
+      const original = d.dirs.find(name);
+      if (!original || original.adopted) continue;
+      const targets = [
+        { path: join(dir, basename(original.composeFile ?? 'docker-compose.yml')), rewrite: (t: string) => rewriteCompose(t, rec.moves) },
+        { path: join(dir, ENV_FILE), rewrite: (t: string) => rewriteEnv(t, rec.moves, variant) },
+        { path: join(dir, META_FILE), rewrite: (t: string) => safely(() => rewriteMeta(t, rec.moves), t) },
+      ];
+      const files = targets.flatMap((t) => {
+        if (!existsSync(t.path)) return [];
+        const text = readFileSync(t.path, 'utf8');
+        const next = t.rewrite(text);
+        return next === text ? [] : [{ path: t.path, content: next, mode: lstatSync(t.path).mode & 0o777 }];
+      });
+      if (files.length === 0) continue;
+      if (inPlace) {
+        rec.snapshots[name] = d.snapshots.take(original, 'path move').id;
+        save();
+      }
+      writeFilesAtomic(files);
+      ctx.log(`${name}: paths rewritten in ${files.map((f) => basename(f.path)).join(', ')}`);
+    }
+  }
+
+  /** Puts the state before the move back: the apps' containers from the copy removed, the copy removed, the apps started where they were. */
+  async function undo(rec: MoveRecord, ctx: JobContext): Promise<void> {
+    const lib = rec.moves.find((m) => m.key === 'LIBRARY_DIR');
+    const oldLibrary = lib?.from ?? inUse().LIBRARY_DIR;
+    // Containers made from the new files (the copy, or the rewritten files in place) go first.
+    for (const p of projectsOf(rec, lib?.to ?? oldLibrary).values()) {
+      if (existsSync(p.file))
+        await d.compose
+          .down(p, { onOutput: (t) => ctx.log(t) })
+          .catch((e: unknown) => ctx.log(`removing ${p.name}'s new containers failed: ${errorMessage(e)}`));
+    }
+    for (const [name, id] of Object.entries(rec.snapshots)) {
+      const loc = d.dirs.find(name);
+      if (loc) d.snapshots.restore(loc, id);
+      ctx.log(`${name}: files put back from the snapshot taken before the move`);
+    }
+    for (const m of rec.moves) {
+      if (!existsSync(m.to)) continue;
+      for (const entry of readdirSync(m.to)) rmSync(join(m.to, entry), { recursive: true, force: true });
+      ctx.log(`removed the copy in ${m.to}`);
+    }
+    const old = projectsOf(rec, oldLibrary);
+    for (const name of rec.running) {
+      const p = old.get(name);
+      if (!p) continue;
+      ctx.log(`starting '${name}' again from ${p.dir}`);
+      await d.upProject(p, ctx).catch((e: unknown) => ctx.log(`starting '${name}' again failed: ${errorMessage(e)}`));
+    }
+  }
+
+  /** Once the new folders are saved: the old ones go. A folder that cannot be removed is said, not an error. */
+  function removeOld(rec: MoveRecord, ctx: JobContext): void {
+    for (const m of rec.moves) {
+      try {
+        rmSync(m.from, { recursive: true, force: true });
+        ctx.log(`removed the old ${m.key} ${m.from}`);
+      } catch (e) {
+        ctx.log(`the old ${m.key} ${m.from} could not be removed (${errorMessage(e)}); remove it by hand`);
+      }
+    }
+  }
+
+  async function work(actor: Actor, moves: KeyedMove[], ctx: JobContext): Promise<void> {
+    const libMove = moves.find((m) => m.key === 'LIBRARY_DIR');
+    const oldLibrary = inUse().LIBRARY_DIR;
+    const newLibrary = libMove?.to ?? oldLibrary;
+    const touchesApps = moves.some((m) => m.key !== 'BACKUP_DIR');
+    const rec: MoveRecord = { moves, running: [], downed: [], snapshots: {}, phase: 'copying' };
+    const save = () => ctx.record({ path_move: JSON.stringify(rec) });
+    for (const m of moves) ctx.log(`moving ${m.key} from ${m.from} to ${m.to}`);
+    try {
+      if (touchesApps) {
+        for (const name of managedApps(oldLibrary)) {
+          const cs = await d.engine.listContainers({ project: name });
+          if (cs.length === 0) continue;
+          if (cs.some((c) => c.state === 'running')) rec.running.push(name);
+          rec.downed.push(name);
+        }
+        save();
+        for (const [name, p] of projectsOf(rec, oldLibrary)) {
+          ctx.log(`stopping '${name}' (its containers are made again from the new folders)`);
+          await d.compose.down(p, { onOutput: (t) => ctx.log(t) });
+        }
+      } else {
+        save();
+      }
+      ctx.progress(0.2);
+      failpoint('paths.stopped');
+      for (const m of moves) {
+        mkdirSync(m.to, { recursive: true });
+        if (!existsSync(m.from)) continue;
+        ctx.log(`copying ${m.from} to ${m.to}`);
+        await copyTree(m.from, m.to);
+        ctx.log(`verifying the copy of ${m.key}`);
+        const diffs = await compareTrees(m.from, m.to);
+        if (diffs.length > 0) throw new AppError('conflict', `the copy of ${m.key} differs from the original: ${diffs.join('; ')}`, { params: { path: m.to } });
+      }
+      ctx.progress(0.6);
+      failpoint('paths.copied');
+      if (touchesApps) rewriteApps(rec, newLibrary, oldLibrary, await d.compose.variant(), ctx, save);
+      const fresh = projectsOf(rec, newLibrary);
+      for (const name of rec.running) {
+        const p = fresh.get(name);
+        if (!p) continue;
+        ctx.log(`starting '${name}' from ${p.dir}`);
+        await d.upProject(p, ctx);
+      }
+      ctx.progress(0.9);
+      failpoint('paths.started');
+    } catch (err) {
+      ctx.log(`the move failed (${errorMessage(err)}): putting everything back where it was`);
+      await undo(rec, ctx);
+      throw err;
+    }
+    d.settings.update(actor, Object.fromEntries(moves.map((m) => [m.key, m.to])));
+    rec.phase = 'switched';
+    save();
+    ctx.log('the new folders are saved as the settings');
+    failpoint('paths.switched');
+    removeOld(rec, ctx);
+    d.events.emit({ type: 'paths.moved', actor, source: 'paths', target: 'paths', status: 'ok', detail: { keys: moves.map((m) => m.key).join(',') } });
+    ctx.log('Kade restarts to work in the new folders');
+  }
+
+  /** At start, for a move a crash cut off: before the switch everything goes back; after it the old folders are removed. */
+  const resolver: Resolver = async (_job, detail, ctx) => {
+    const rec = readRecord(detail);
+    if (!rec) return 'interrupted before it changed anything';
+    if (rec.phase === 'switched') {
+      removeOld(rec, ctx);
+      return 'the move was complete; the old folders are removed';
+    }
+    await undo(rec, ctx);
+    return 'rolled back: the apps run from the old folders, the copy is removed';
+  };
+
+  return {
+    start(actor: Actor, req: PathMoveT): JobT {
+      requireRole(actor, 'admin', 'moving folders');
+      const moves = plan(actor, req);
+      const job = d.jobs.startExclusive({ kind: 'paths.move', stack: null, actor }, (ctx) => work(actor, moves, ctx));
+      void d.jobs.wait(job.id).then((j) => {
+        if (j.state === 'succeeded') d.restart();
+      });
+      return job;
+    },
+    resolvers: { 'paths.move': resolver } as Record<string, Resolver>,
+  };
+}
+
+const MoveRecordSchema = z.object({
+  moves: z.array(z.object({ key: z.enum(KEYS), from: z.string().startsWith('/'), to: z.string().startsWith('/') })),
+  running: z.array(z.string().regex(NAME)),
+  downed: z.array(z.string().regex(NAME)),
+  snapshots: z.record(z.string().regex(NAME), z.string()),
+  phase: z.enum(['copying', 'switched']),
+});
+
+function readRecord(detail: JobDetail): MoveRecord | null {
+  if (typeof detail.path_move !== 'string') return null;
+  const r = MoveRecordSchema.safeParse(safely(() => JSON.parse(detail.path_move as string) as unknown, null));
+  return r.success ? r.data : null;
+}
+
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+export type PathMoveService = ReturnType<typeof createPathMove>;

@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import { AppError } from '../core/errors.ts';
+
+const run = promisify(execFile);
+
+/**
+ * Copies everything below `from` into the (existing, empty) folder `to`, keeping owners, modes, times,
+ * links as links and hard links as hard links. GNU `cp -a` does all of that and streams; Node's cpSync
+ * keeps neither owners nor hard links.
+ */
+export async function copyTree(from: string, to: string): Promise<void> {
+  try {
+    await run('cp', ['-a', '--', `${from}/.`, `${to}/`], { maxBuffer: 4 << 20 });
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
+    const full = /No space left|Disk quota/i.test(stderr);
+    throw new AppError(full ? 'disk_full' : 'path_unreachable', `copying ${from} to ${to} failed: ${stderr.split('\n')[0] || String(err)}`, {
+      params: { path: to },
+      cause: err,
+    });
+  }
+}
+
+/** One entry of a folder tree as the copy must keep it. */
+interface Entry {
+  type: 'file' | 'dir' | 'link' | 'other';
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  link: string | null;
+}
+
+function walk(root: string): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const visit = (rel: string) => {
+    const path = rel ? join(root, rel) : root;
+    const st = lstatSync(path);
+    const type = st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+    out.set(rel, {
+      type,
+      mode: st.mode & 0o7777,
+      uid: st.uid,
+      gid: st.gid,
+      size: type === 'file' ? st.size : 0,
+      link: type === 'link' ? readlinkSync(path) : null,
+    });
+    if (type === 'dir') for (const name of readdirSync(path).sort()) visit(rel ? join(rel, name) : name);
+  };
+  visit('');
+  return out;
+}
+
+async function digest(path: string): Promise<string> {
+  const h = createHash('sha256');
+  await pipeline(createReadStream(path), h);
+  return h.digest('hex');
+}
+
+/**
+ * The copy is verified, not trusted: the same entries with the same type, owner, mode, link target and
+ * size, and every file's content hashed on both sides. Returns the first differences (empty: equal).
+ * The top folder's own mode and owner are the destination's, not compared.
+ */
+export async function compareTrees(from: string, to: string, limit = 10): Promise<string[]> {
+  const a = walk(from);
+  const b = walk(to);
+  const diffs: string[] = [];
+  const say = (d: string) => diffs.length < limit && diffs.push(d);
+  for (const [rel, e] of a) {
+    const f = b.get(rel);
+    const name = rel || '.';
+    if (!f) {
+      say(`${name} is missing in the copy`);
+      continue;
+    }
+    if (e.type !== f.type) say(`${name} is a ${f.type} in the copy, a ${e.type} in the original`);
+    else if (rel && (e.mode !== f.mode || e.uid !== f.uid || e.gid !== f.gid)) say(`${name} has another owner or mode in the copy`);
+    else if (e.link !== f.link) say(`${name} points elsewhere in the copy`);
+    else if (e.size !== f.size) say(`${name} has another size in the copy`);
+    else if (e.type === 'file' && (await digest(join(from, rel))) !== (await digest(join(to, rel)))) say(`${name} has other content in the copy`);
+    if (diffs.length >= limit) break;
+  }
+  for (const rel of b.keys()) if (!a.has(rel)) say(`${rel} is in the copy but not in the original`);
+  return diffs;
+}
+
+/** Bytes of the regular files below a folder (links not followed): what a copy needs on the other disk. */
+export function treeBytes(root: string): number {
+  let n = 0;
+  for (const e of walk(root).values()) n += e.size;
+  return n;
+}
