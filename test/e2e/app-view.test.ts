@@ -145,6 +145,9 @@ describe('the view of one app, as an admin', () => {
     await visible(page.getByRole('tabpanel', { name: 'Configure' }));
     await shoot(page, 'app-view-configure');
     await page.keyboard.press('End');
+    await hasAttr(page.getByRole('tab', { name: 'Backups' }), 'aria-selected', 'true');
+    assert.equal(new URL(page.url()).hash, '#backups');
+    await page.keyboard.press('ArrowLeft');
     await hasAttr(page.getByRole('tab', { name: 'Files' }), 'aria-selected', 'true');
     assert.equal(new URL(page.url()).hash, '#files');
     await page.reload();

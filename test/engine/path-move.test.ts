@@ -67,7 +67,7 @@ test('set-up: app A runs with extra files (owner, link), app B is stopped, one b
 
 test('refused before anything is touched: not an admin, a folder inside another, a folder that is not empty', async () => {
   const viewer = new ApiClient(suite.kade.url);
-  assert.equal((await suite.api.post('/api/users', { username: 'mover', password: 'correct-horse-battery', role: 'operator' })).status, 201);
+  assert.equal((await suite.api.post('/api/users', { name: 'mover', password: 'correct-horse-battery', role: 'operator' })).status, 201);
   await viewer.loginAs('mover', 'correct-horse-battery');
   assert.equal((await viewer.post('/api/paths/move', fresh())).status, 403);
 
