@@ -84,17 +84,19 @@ export function selfSignedCert(): { key: string; cert: string } {
 
 /**
  * A real SMTP server (npm smtp-server) on 127.0.0.1 that requires AUTH LOGIN/PLAIN with `user`/`password`.
- * With `tls`, it offers STARTTLS with that certificate; without, it offers no TLS at all.
+ * With `tls`, it offers STARTTLS with that certificate (or, with `implicitTls`, speaks TLS from the first byte);
+ * without, it offers no TLS at all.
  */
 export async function startSmtp(opts: {
   user: string;
   password: string;
   tls?: { key: string; cert: string };
+  implicitTls?: boolean;
 }): Promise<{ port: number; mails: Mail[]; close(): Promise<void> }> {
   const mails: Mail[] = [];
   const server = new SMTPServer({
     authMethods: ['LOGIN', 'PLAIN'],
-    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
+    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert, secure: opts.implicitTls === true } : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
     logger: false,
     onAuth(auth, _session, cb) {
       if (auth.username === opts.user && auth.password === opts.password) cb(null, { user: auth.username });

@@ -21,6 +21,7 @@ let admin: ApiClient;
 let http: Awaited<ReturnType<typeof startHttpReceiver>>;
 let plainSmtp: Awaited<ReturnType<typeof startSmtp>>;
 let tlsSmtp: Awaited<ReturnType<typeof startSmtp>>;
+let implicitSmtp: Awaited<ReturnType<typeof startSmtp>>;
 let refused: number;
 
 async function start(): Promise<void> {
@@ -40,6 +41,7 @@ before(async () => {
   http = await startHttpReceiver();
   plainSmtp = await startSmtp({ user: 'kade', password: SMTP_PASSWORD });
   tlsSmtp = await startSmtp({ user: 'kade', password: SMTP_PASSWORD, tls: cert });
+  implicitSmtp = await startSmtp({ user: 'kade', password: SMTP_PASSWORD, tls: cert, implicitTls: true });
   refused = await deadPort();
   await start();
 });
@@ -48,10 +50,11 @@ after(async () => {
   await http.close();
   await plainSmtp.close();
   await tlsSmtp.close();
+  await implicitSmtp.close();
   rmSync(root, { recursive: true, force: true });
 });
 
-const smtp = (port: number, security: 'none' | 'starttls', password: string | undefined = SMTP_PASSWORD) => ({
+const smtp = (port: number, security: 'none' | 'starttls' | 'tls', password: string | undefined = SMTP_PASSWORD) => ({
   host: '127.0.0.1',
   port,
   security,
@@ -126,6 +129,10 @@ describe('channels and the test button', () => {
         hook('matrix', 'matrix'),
         { id: 'mail', kind: 'email', enabled: true, smtp: smtp(plainSmtp.port, 'none') },
         { id: 'mail-tls', kind: 'email', enabled: true, smtp: smtp(tlsSmtp.port, 'starttls') },
+        { id: 'mail-implicit', kind: 'email', enabled: true, smtp: smtp(implicitSmtp.port, 'tls') },
+        // STARTTLS asked of a server that offers none: refused, never sent in clear.
+        { id: 'no-tls', kind: 'email', enabled: true, smtp: smtp(plainSmtp.port, 'starttls') },
+        { id: 'bad-login', kind: 'email', enabled: true, smtp: smtp(tlsSmtp.port, 'starttls', 'wrong-password') },
         { id: 'dead', kind: 'webhook', enabled: true, url: `http://127.0.0.1:${refused}/x` },
         { id: 'dead-mail', kind: 'email', enabled: true, smtp: smtp(refused, 'none') },
         { id: 'hang', kind: 'push', enabled: true, url: `${http.url}/hang/hang` },
@@ -137,11 +144,16 @@ describe('channels and the test button', () => {
     const r = await admin.post('/api/notifications/test', body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const by = Object.fromEntries(r.body.results.map((x: { channel: string }) => [x.channel, x]));
-    assert.equal(r.body.results.length, 11, 'every enabled channel, not the disabled one');
+    assert.equal(r.body.results.length, 14, 'every enabled channel, not the disabled one');
     for (const id of ['push', 'generic', 'slack', 'discord', 'matrix'])
       assert.deepEqual(by[id], { channel: id, kind: id === 'push' ? 'push' : 'webhook', ok: true, status: 200 });
     assert.deepEqual(by.mail, { channel: 'mail', kind: 'email', ok: true, status: 250 });
     assert.deepEqual(by['mail-tls'], { channel: 'mail-tls', kind: 'email', ok: true, status: 250 });
+    assert.deepEqual(by['mail-implicit'], { channel: 'mail-implicit', kind: 'email', ok: true, status: 250 });
+    assert.equal(by['no-tls'].ok, false);
+    assert.equal(plainSmtp.mails.length, 1, 'only the channel without TLS reached the plain server');
+    assert.equal(by['bad-login'].ok, false);
+    assert.equal(by['bad-login'].status, 535);
     assert.deepEqual(by.dead, { channel: 'dead', kind: 'webhook', ok: false, error: 'connection refused' });
     assert.equal(by['dead-mail'].ok, false);
     assert.equal(by['dead-mail'].error, 'connection refused');
@@ -176,6 +188,7 @@ describe('channels and the test button', () => {
     assert.ok(tlsMail);
     assert.equal(tlsMail.secure, true, 'upgraded with STARTTLS before AUTH');
     assert.equal(tlsMail.user, 'kade');
+    assert.equal(implicitSmtp.mails[0]?.secure, true, 'TLS from the first byte');
 
     // Secrets: never in the test answer, GET or PUT, nor in the audit log; the flags say they are set.
     const list = await admin.get('/api/notifications');
