@@ -4,7 +4,7 @@ import type { ErrorParams, Problem } from '../shared/errors.ts';
 
 export type LoginAnswerT = z.infer<typeof LoginAnswer>;
 export type UserT = LoginAnswerT['user'];
-/** `delete` removes the app (its data too with `removeData`); the others are POST routes of the same name. */
+/** `delete` removes the app (its data too with `removeData`, after a backup with `backup`); the others are POST routes of the same name. */
 export type StackAction = 'start' | 'stop' | 'restart' | 'update' | 'delete';
 
 /**
@@ -122,11 +122,16 @@ export async function logout(): Promise<void> {
 
 export const listStacks = (): Promise<StackT[]> => request<StackT[]>('GET', '/api/stacks');
 
-export async function stackAction(name: string, action: StackAction, opts: { removeData?: boolean } = {}): Promise<JobT> {
+export interface DeleteOptions {
+  removeData?: boolean;
+  backup?: boolean;
+}
+
+export async function stackAction(name: string, action: StackAction, opts: DeleteOptions = {}): Promise<JobT> {
   const path = `/api/stacks/${encodeURIComponent(name)}`;
   const a =
     action === 'delete'
-      ? await request<{ job: JobT }>('DELETE', `${path}${opts.removeData ? '?remove_data=1' : ''}`)
+      ? await request<{ job: JobT }>('DELETE', `${path}?remove_data=${opts.removeData ? 1 : 0}&backup=${opts.backup ? 1 : 0}`)
       : await request<{ job: JobT }>('POST', `${path}/${action}`);
   return a.job;
 }

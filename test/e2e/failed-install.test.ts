@@ -59,6 +59,7 @@ const TEXT = {
     retry: (n: string) => `Try to start ${n} again`,
     remove: 'Remove',
     withData: 'Also remove its data',
+    backup: 'Back it up first (kept in the backups; if the backup fails, the delete goes on)',
     confirm: (n: string) => `Delete ${n}`,
     deleteLabel: (n: string) => `Delete ${n}`,
     deleteTitle: (n: string) => `Delete the app ${n}?`,
@@ -69,6 +70,7 @@ const TEXT = {
     retry: (n: string) => `Probeer ${n} opnieuw te starten`,
     remove: 'Verwijderen',
     withData: 'Ook de gegevens verwijderen',
+    backup: 'Eerst een back-up maken (blijft bij de back-ups; mislukt de back-up, dan gaat het verwijderen door)',
     confirm: (n: string) => `${n} verwijderen`,
     deleteLabel: (n: string) => `${n} verwijderen`,
     deleteTitle: (n: string) => `De app ${n} verwijderen?`,
@@ -100,11 +102,14 @@ for (const [lang, width] of [
     await page.getByRole('link', { name, exact: true }).click();
     await page.getByRole('button', { name: TEXT[lang].deleteLabel(name), exact: true }).click();
     await visible(page.getByText(TEXT[lang].deleteTitle(name)));
+    assert.equal(await page.getByLabel(TEXT[lang].backup).isChecked(), true, 'a backup first is offered, on by default');
     await shoot(page, `app-view-delete-${lang}`);
     await page.getByRole('button', { name: TEXT[lang].confirm(name), exact: true }).click();
     await page.waitForURL(/\/apps$/, { timeout: 60_000 });
-    await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 60_000 });
     assert.equal(existsSync(join(server.baseDir, 'stacks', name)), false);
+    const kept = await api.get<{ stack: string }[]>(`/api/backups?stack=${name}`);
+    assert.equal(kept.body.length, 1, `the app was backed up before the delete: ${JSON.stringify(kept.body)}`);
     await page.context().close();
   });
 
@@ -116,11 +121,13 @@ for (const [lang, width] of [
     const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
     await row.getByRole('button', { name: TEXT[lang].remove, exact: true }).click();
     await row.getByLabel(TEXT[lang].withData).check();
+    await row.getByLabel(TEXT[lang].backup).uncheck();
     await visible(row.getByText(/\(volume\)|no data folder|geen eigen/));
     await shoot(page, `delete-confirm-${lang}`);
     await row.getByRole('button', { name: TEXT[lang].confirm(name), exact: true }).click();
     await page.getByRole('link', { name, exact: true }).waitFor({ state: 'detached', timeout: 60_000 });
     assert.equal(existsSync(join(server.baseDir, 'stacks', name)), false, 'the folder is gone');
+    assert.deepEqual((await api.get(`/api/backups?stack=${name}`)).body, [], 'no backup when the box is cleared');
     await new Promise<void>((r) => held.server.close(() => r()));
     const again = await api.post<{ job: { id: string } }>('/api/store/install', {
       repo: 'basic',

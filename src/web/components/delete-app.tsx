@@ -1,21 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
-import { stackData } from '../api.ts';
+import { type DeleteOptions, stackData } from '../api.ts';
 import { t } from '../i18n.ts';
 import { ErrorMessage } from './error-message.tsx';
 import './delete-app.css';
 
 interface Props {
   name: string;
-  onConfirm: (removeData: boolean) => void;
+  onConfirm: (opts: DeleteOptions) => void;
   onCancel: () => void;
 }
 
 /**
  * The confirmation of a delete: it names the app, offers to remove its data too and then lists
  * exactly what that removes (GET /api/stacks/<name>/data), so nothing goes that the user did not see.
+ * A backup first is on by default: the delete goes on when the backup fails (said in the job log).
  */
 export function DeleteApp({ name, onConfirm, onCancel }: Props) {
   const [removeData, setRemoveData] = useState(false);
+  const [backup, setBackup] = useState(true);
   const [data, setData] = useState<{ folders: string[]; volumes: string[] } | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -46,13 +48,16 @@ export function DeleteApp({ name, onConfirm, onCancel }: Props) {
       )}
       {removeData && data && items.length === 0 && <p class="small">{t('apps.delete_data_none')}</p>}
       {!removeData && <p class="muted small">{t('apps.delete_data_kept')}</p>}
+      <label class="delete-app-data">
+        <input type="checkbox" checked={backup} onChange={(e) => setBackup(e.currentTarget.checked)} /> {t('apps.delete_backup')}
+      </label>
       <ErrorMessage error={error} />
       <p class="delete-app-buttons">
         <button
           type="button"
           class="btn btn-small btn-danger"
           aria-disabled={removeData && !data}
-          onClick={() => (!removeData || data) && onConfirm(removeData)}
+          onClick={() => (!removeData || data) && onConfirm({ removeData, backup })}
         >
           {t('apps.delete_confirm', { name })}
         </button>

@@ -35,7 +35,8 @@ const remove = defineRoute('operator', {
   method: 'delete',
   path: '/api/stacks/{name}',
   tags: ['stacks'],
-  summary: 'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 answers 501 until backups exist',
+  summary:
+    'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 backs it up first (a failed backup is a warning in the job log and the delete goes on)',
   request: { params: NameParam, query: z.object({ remove_data: z.enum(['0', '1']).optional(), backup: z.enum(['0', '1']).optional() }) },
   responses: { 202: json(JobAccepted), ...PROBLEMS },
 });

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
-import { ApiError, type UserT } from '../../api.ts';
+import { ApiError, type DeleteOptions, type UserT } from '../../api.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { usePolled } from '../../components/use-polled.ts';
@@ -34,10 +34,10 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
   useEffect(() => {
     if (deleted && missing) navigate('/apps');
   }, [deleted, missing]);
-  const remove = (removeData: boolean) => {
+  const remove = (opts: DeleteOptions) => {
     setDeleting(false);
     setDeleted(true);
-    void run(name, 'delete', { removeData });
+    void run(name, 'delete', opts);
   };
 
   return (

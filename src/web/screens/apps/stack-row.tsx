@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { StackT } from '../../../shared/api.ts';
-import type { StackAction } from '../../api.ts';
+import type { DeleteOptions, StackAction } from '../../api.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
@@ -15,7 +15,7 @@ interface Props {
   stack: StackT;
   tracked: TrackedJob | undefined;
   canOperate: boolean;
-  onAction: (name: string, action: StackAction, opts?: { removeData?: boolean }) => void;
+  onAction: (name: string, action: StackAction, opts?: DeleteOptions) => void;
   onDismiss: (name: string) => void;
 }
 
@@ -26,9 +26,9 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
   const headingId = `stack-${name}`;
   const [logs, setLogs] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  const remove = (removeData: boolean) => {
+  const remove = (opts: DeleteOptions) => {
     setDeleting(false);
-    onAction(name, 'delete', { removeData });
+    onAction(name, 'delete', opts);
   };
   return (
     <li class="stack" aria-labelledby={headingId} data-status={status}>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { JobT } from '../../../shared/api.ts';
-import { getJob, type StackAction, stackAction } from '../../api.ts';
+import { type DeleteOptions, getJob, type StackAction, stackAction } from '../../api.ts';
 
 export interface TrackedJob {
   action: StackAction;
@@ -57,7 +57,7 @@ export function useStackJobs(onFinished: () => void) {
   );
 
   const run = useCallback(
-    async (name: string, action: StackAction, opts: { removeData?: boolean } = {}) => {
+    async (name: string, action: StackAction, opts: DeleteOptions = {}) => {
       put(name, { action, job: null, error: null });
       try {
         const accepted = await stackAction(name, action, opts);
