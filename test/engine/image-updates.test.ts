@@ -95,7 +95,12 @@ test('a registry image: current, then update after a push, update job, current a
   assert.equal((await suite.api.get(`/api/stacks/${name}`)).body.update, 'update');
 
   const log = await runJob(name, 'update');
-  assert.ok(!log.some((l) => /backup/.test(l)), 'no backup step is claimed while backups do not exist');
+  assert.ok(
+    log.some((l) => l.startsWith(`backing up '${name}' to `)),
+    `the update backs the app up first: ${log.join('\n')}`,
+  );
+  const backups = await suite.api.get<{ stack: string }[]>(`/api/backups?stack=${name}`);
+  assert.equal(backups.body.length, 1, JSON.stringify(backups.body));
   assert.equal((await listed(name)).update, 'unknown', 'the old result is forgotten');
   assert.equal(await runningImageId(name), await imageId(V2), 'the container runs the new image');
   assert.equal((await check(name)).update, 'current');

@@ -147,14 +147,14 @@ test('delete with remove_data=1 removes the containers, the folder, the app data
   const project = `label=com.docker.compose.project=${STACK}`;
   assert.equal((await engineHas('volume', project)).length, 1, 'the notes volume exists before the delete');
 
-  // A backup first is asked for but does not exist yet: refused (501), and nothing is touched.
-  const withBackup = await suite.api.del(`/api/stacks/${STACK}?backup=1&remove_data=1`);
-  assert.equal(withBackup.status, 501, JSON.stringify(withBackup.body));
-  assert.equal(withBackup.body.code, 'not_implemented');
-  assert.equal(withBackup.body.params.feature, 'backup before delete');
-  assert.ok(existsSync(join(data, 'keep.txt')) && existsSync(dir), 'the refused delete touched nothing');
-
-  await runJob('DELETE', `/api/stacks/${STACK}?remove_data=1`);
+  // A backup first: the app (its folder and data) is kept in BACKUP_DIR before anything goes.
+  const log = await runJob('DELETE', `/api/stacks/${STACK}?backup=1&remove_data=1`);
+  assert.ok(
+    log.some((l) => l.startsWith(`backing up '${STACK}' to `)),
+    log.join('\n'),
+  );
+  const kept = await suite.api.get<{ stack: string }[]>(`/api/backups?stack=${STACK}`);
+  assert.equal(kept.body.length, 1, `the deleted app can still be restored from its backup: ${JSON.stringify(kept.body)}`);
   assert.equal(existsSync(dir), false, 'stack folder removed');
   assert.equal(existsSync(data), false, 'app data removed');
   assert.deepEqual(await engineHas('container', project), [], 'containers removed');
