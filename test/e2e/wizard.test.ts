@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
+import { hasAttr, hasCount, hasText, isFocused, launchBrowser, openPage, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // The first run as an admin meets it: the wizard against a real git server, then the settings screen.
 requireBuiltWeb();
@@ -113,14 +113,27 @@ describe('settings screen', () => {
   test('is in the menu for admins, grouped, with secrets as set / not set', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await visible(heading('Settings'));
-    for (const group of ['Folders', 'Time zone', 'Apps and the host', 'Backups and disk space', 'Updates', 'Registry account', 'Not available yet']) {
+    for (const group of [
+      'Folders',
+      'Time zone',
+      'Apps and the host',
+      'Backups and disk space',
+      'Updates',
+      'Notifications',
+      'Registry account',
+      'Not available yet',
+    ]) {
       await visible(page.getByRole('heading', { name: group, level: 2 }));
     }
     // Settings of features that do not exist yet are named, not offered as inputs.
     const later = page.getByRole('region', { name: 'Not available yet' });
-    for (const item of ['Notifications', 'Update channel (UPDATE_CHANNEL)']) await visible(later.getByText(item, { exact: true }));
+    await visible(later.getByText('Update channel (UPDATE_CHANNEL)', { exact: true }));
     await hasCount(later.getByText('Backups and disk space', { exact: true }), 0);
-    await hasCount(page.locator('[name="NOTIFY_TOKEN"]'), 0);
+    await hasCount(later.getByText('Notifications', { exact: true }), 0);
+    // Notifications exist: their stand-in secrets are write-only inputs, the channels are on their own screen.
+    const notify = page.getByRole('region', { name: 'Notifications' });
+    await hasCount(notify.locator('[name="NOTIFY_TOKEN"], [name="NOTIFY_EMAIL_PASSWORD"]'), 2);
+    await hasAttr(notify.getByRole('link', { name: 'Open the Notifications screen' }), 'href', '/notifications');
     // Backups exist: their folder sits with the other folders.
     await hasCount(page.getByRole('region', { name: 'Folders' }).locator('[name="BACKUP_DIR"]'), 1);
     // Shared networks exist: their names are settings with inputs.

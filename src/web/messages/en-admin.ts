@@ -171,9 +171,11 @@ export const enAdmin = {
   'settings.offsite_dir': 'Offsite copies (BACKUP_OFFSITE_DIR)',
   'settings.offsite_hint': 'Optional: a mounted folder (NAS, USB disk) that receives a copy of each new backup.',
   'settings.notify': 'Notifications',
-  'settings.notify_intro': 'Secrets are write-only: Kade never shows them again.',
+  'settings.notify_intro':
+    'Where messages go is set on the Notifications screen. These two stand in for a channel without a token or password of its own. Secrets are write-only: Kade never shows them again.',
   'settings.notify_token': 'Push or webhook token (NOTIFY_TOKEN)',
   'settings.notify_email_password': 'E-mail password (NOTIFY_EMAIL_PASSWORD)',
+  'settings.notify_link': 'Open the Notifications screen',
   'settings.updates': 'Updates',
   'settings.update_channel': 'Update channel (UPDATE_CHANNEL)',
   'settings.channel.stable': 'Stable: releases only',

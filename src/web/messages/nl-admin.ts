@@ -171,9 +171,11 @@ export const nlAdmin = {
   'settings.offsite_dir': 'Offsite-kopieën (BACKUP_OFFSITE_DIR)',
   'settings.offsite_hint': 'Optioneel: een gekoppelde map (NAS, USB-schijf) die van elke nieuwe back-up een kopie krijgt.',
   'settings.notify': 'Meldingen',
-  'settings.notify_intro': 'Geheimen zijn alleen-schrijven: Kade toont ze nooit meer.',
+  'settings.notify_intro':
+    'Waar berichten heen gaan stel je in op het scherm Meldingen. Deze twee gelden voor een kanaal zonder eigen token of wachtwoord. Geheimen zijn alleen-schrijven: Kade toont ze nooit meer.',
   'settings.notify_token': 'Push- of webhooktoken (NOTIFY_TOKEN)',
   'settings.notify_email_password': 'E-mailwachtwoord (NOTIFY_EMAIL_PASSWORD)',
+  'settings.notify_link': 'Naar het scherm Meldingen',
   'settings.updates': 'Updates',
   'settings.update_channel': 'Updatekanaal (UPDATE_CHANNEL)',
   'settings.channel.stable': 'Stabiel: alleen releases',

@@ -28,7 +28,7 @@ export function TimeSection(p: SectionProps) {
  * (setting_not_available) and the screen names them instead of offering inputs.
  */
 export function NotAvailableSection() {
-  const items: MessageKey[] = ['settings.notify', 'settings.update_channel'];
+  const items: MessageKey[] = ['settings.update_channel'];
   return (
     <Section id="settings-not-available" title={t('settings.not_available')} intro={t('settings.not_available_intro')}>
       <ul class="plain-list muted">
@@ -36,6 +36,21 @@ export function NotAvailableSection() {
           <li key={k}>{t(k)}</li>
         ))}
       </ul>
+    </Section>
+  );
+}
+
+/** The stand-in secrets of the notification channels; the channels themselves are set on the Notifications screen. */
+export function NotifySection(p: SectionProps) {
+  return (
+    <Section id="settings-notify" title={t('settings.notify')} intro={t('settings.notify_intro')}>
+      <SecretInput label={t('settings.notify_token')} {...p.secret('NOTIFY_TOKEN')} />
+      <SecretInput label={t('settings.notify_email_password')} {...p.secret('NOTIFY_EMAIL_PASSWORD')} />
+      <p class="settings-more">
+        <a href="/notifications" onClick={onLinkClick}>
+          {t('settings.notify_link')}
+        </a>
+      </p>
     </Section>
   );
 }

@@ -10,6 +10,7 @@ import {
   BackupsSection,
   NetworksSection,
   NotAvailableSection,
+  NotifySection,
   RegistrySection,
   SecuritySection,
   SsoSection,
@@ -147,6 +148,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
         <NetworksSection {...props} />
         <BackupsSection {...props} />
         <UpdatesSection {...props} />
+        <NotifySection {...props} />
         <RegistrySection {...props} />
         <div class="save-bar">
           <SaveResult state={result} labelOf={labelOf} />
