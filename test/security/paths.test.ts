@@ -102,8 +102,18 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
     },
   },
 };
-/** Routes that take Kade's own folders or only read: checked by their own cases below. */
-const OTHER_ROUTES = ['GET /api/paths/check', 'PUT /api/settings', 'POST /api/wizard/paths', 'POST /api/store/apps/{repo}/{app}/powers'];
+/**
+ * Routes that take Kade's own folders or only read: checked by their own cases below. `connect` takes
+ * service names (`services`), never a path: its own cases are in test/engine/networks.test.ts.
+ */
+const OTHER_ROUTES = [
+  'GET /api/paths/check',
+  'PUT /api/settings',
+  'POST /api/wizard/paths',
+  'POST /api/paths/move',
+  'POST /api/store/apps/{repo}/{app}/powers',
+  'POST /api/stacks/{name}/connect',
+];
 
 const PATHLIKE = /^(path|content|values|services|host|devices|confirm_outside_paths|[A-Z_]*_DIRS?)$/;
 function pathLikeRoutes(doc: { paths: Record<string, Record<string, any>> }): string[] {
@@ -279,6 +289,36 @@ test("POST /api/wizard/paths and Kade's own folders in PUT /api/settings: system
     const w = await suite.api.post('/api/wizard/paths', { BASE_DIR: d });
     assert.equal(w.status, 400, `wizard ${d}: ${JSON.stringify(w.body)}`);
   }
+});
+
+test('POST /api/paths/move: an operator is refused; an admin cannot move a folder onto the system, the socket, Kade or an app; nothing is touched', async () => {
+  const before = untouched();
+  assert.equal((await op.post('/api/paths/move', { DATA_DIR: join(base(), 'elsewhere') })).status, 403);
+  const refused = [
+    '/',
+    '/etc',
+    '/usr',
+    '/var/lib/docker',
+    '/var/run/docker.sock',
+    '/proc/self',
+    'relative/folder',
+    '../../up',
+    suite.kade.stateDir,
+    join(suite.kade.stateDir, 'x'),
+    join(dataDir(), APP, 'files'),
+    join(stacks(), APP),
+    base(),
+  ];
+  for (const d of refused) {
+    for (const key of ['DATA_DIR', 'LIBRARY_DIR', 'BACKUP_DIR']) {
+      const a = await suite.api.post('/api/paths/move', { [key]: d });
+      assert.ok(a.status === 400 || a.status === 409, `${key}=${d}: ${a.status} ${JSON.stringify(a.body)}`);
+      assert.deepEqual(a.body.fields, [key], `${key}=${d}: ${JSON.stringify(a.body)}`);
+    }
+  }
+  assert.deepEqual(untouched(), before, 'no app folder or snapshot changed');
+  const s = await suite.api.get('/api/settings');
+  assert.deepEqual(s.body.paths_in_use, { BASE_DIR: base(), LIBRARY_DIR: stacks(), DATA_DIR: dataDir(), BACKUP_DIR: join(base(), 'backups') });
 });
 
 test('POST /api/store/apps/{repo}/{app}/powers only reads: an existing and a missing folder answer alike', async () => {
