@@ -89,7 +89,7 @@ export function NotificationsScreen() {
   // A channel just added: its first field gets the focus once it is on screen.
   useEffect(() => {
     if (!focusId) return;
-    document.querySelector<HTMLInputElement>(`[data-channel="${focusId}"] input`)?.focus();
+    document.querySelector<HTMLInputElement>(`[data-channel="${focusId}"] .nfy-fields input`)?.focus();
     setFocusId(null);
   }, [focusId]);
 
