@@ -247,6 +247,8 @@ async function removeContainers(): Promise<void> {
 }
 
 let cleaned: Promise<void> | undefined;
+/** Set by Ctrl-C: the requests cut off by the cleanup are not reported as the bench failing. */
+let interrupted = false;
 function cleanup(): Promise<void> {
   cleaned ??= (async () => {
     await kade?.kill();
@@ -260,6 +262,7 @@ function cleanup(): Promise<void> {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    interrupted = true;
     console.error(`\n${signal}: cleaning up`);
     void cleanup().finally(() => process.exit(130));
   });
@@ -369,7 +372,7 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (err) {
-  console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (!interrupted) console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 } finally {
   await cleanup();
