@@ -9,7 +9,7 @@ import type { NotificationsT } from '../../src/shared/notifications.ts';
 import { freePort } from '../engine/contract-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { eventually, hasAttr, hasCount, hasText, launchBrowser, logInAt, requireBuiltWeb, visible } from './web-helpers.ts';
+import { eventually, hasAttr, hasCount, hasText, isFocused, launchBrowser, logInAt, requireBuiltWeb, visible } from './web-helpers.ts';
 
 // The Notifications screen (issue 15) in en and in nl: a webhook channel to a real HTTP receiver on loopback, an
 // e-mail channel to a real SMTP server (smtp-server, with a login) and a webhook to a closed port are added in the
@@ -38,7 +38,7 @@ const UI = {
     password: /^Password/,
     smtpHost: 'SMTP server',
     security: 'Encryption',
-    none: 'None (only within a network you trust)',
+    none: 'None (trusted network only)',
     port: 'Port',
     user: 'User name',
     from: 'From address',
@@ -75,7 +75,7 @@ const UI = {
     password: /^Wachtwoord/,
     smtpHost: 'SMTP-server',
     security: 'Versleuteling',
-    none: 'Geen (alleen binnen een netwerk dat je vertrouwt)',
+    none: 'Geen (alleen vertrouwd netwerk)',
     port: 'Poort',
     user: 'Gebruikersnaam',
     from: 'Afzender',
@@ -313,6 +313,7 @@ for (const lang of ['en', 'nl'] as const) {
       await page.getByRole('button', { name: ui.save, exact: true }).click();
       await hasText(d.locator('.field-error'), ui.badUrl);
       await hasAttr(field(d, ui.hookUrl), 'aria-invalid', 'true');
+      await isFocused(field(d, ui.hookUrl));
       await visible(page.getByRole('alert').filter({ hasText: ui.notSaved }));
       await shots(page, `${lang}-refused`);
       assert.equal((await saved()).channels[2]?.url, `http://127.0.0.1:${closedPort}/nobody`);

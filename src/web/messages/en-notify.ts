@@ -50,7 +50,7 @@ export const enNotify = {
   'notify.field.smtp_security': 'Encryption',
   'notify.security.starttls': 'STARTTLS (usually port 587)',
   'notify.security.tls': 'TLS from the start (usually port 465)',
-  'notify.security.none': 'None (only within a network you trust)',
+  'notify.security.none': 'None (trusted network only)',
   'notify.field.smtp_username': 'User name',
   'notify.field.smtp_username_hint': 'Empty when the server needs no login.',
   'notify.field.smtp_password': 'Password',
@@ -108,4 +108,5 @@ export const enNotify = {
   'notify.tested_none': 'Saved. No channel is on, so no test message was sent.',
   'notify.unsaved': 'You have changes that are not saved yet.',
   'notify.refused': 'Not saved.',
+  'notify.refused_fields': 'Look at the marked fields: each says what is wrong.',
 } as const;

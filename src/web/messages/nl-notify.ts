@@ -52,7 +52,7 @@ export const nlNotify: Record<keyof typeof enNotify, string> = {
   'notify.field.smtp_security': 'Versleuteling',
   'notify.security.starttls': 'STARTTLS (meestal poort 587)',
   'notify.security.tls': 'TLS vanaf het begin (meestal poort 465)',
-  'notify.security.none': 'Geen (alleen binnen een netwerk dat je vertrouwt)',
+  'notify.security.none': 'Geen (alleen vertrouwd netwerk)',
   'notify.field.smtp_username': 'Gebruikersnaam',
   'notify.field.smtp_username_hint': 'Leeg als de server geen login vraagt.',
   'notify.field.smtp_password': 'Wachtwoord',
@@ -110,4 +110,5 @@ export const nlNotify: Record<keyof typeof enNotify, string> = {
   'notify.tested_none': 'Opgeslagen. Er staat geen kanaal aan, dus er is geen testbericht verstuurd.',
   'notify.unsaved': 'Je hebt wijzigingen die nog niet zijn opgeslagen.',
   'notify.refused': 'Niet opgeslagen.',
+  'notify.refused_fields': 'Kijk bij de gemarkeerde velden: elk zegt wat er mis is.',
 };

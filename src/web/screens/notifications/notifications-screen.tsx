@@ -93,6 +93,11 @@ export function NotificationsScreen() {
     setFocusId(null);
   }, [focusId]);
 
+  // A refusal that names fields: the first of them gets the focus, so its reason is read out and in view.
+  useEffect(() => {
+    if (refusal && refusal.byChannel.size > 0) document.querySelector<HTMLElement>('.nfy-form [aria-invalid="true"]')?.focus();
+  }, [refusal]);
+
   const edit = (f: (prev: NotifyForm) => NotifyForm) => {
     setForm((prev) => (prev ? f(prev) : prev));
     setDirty(true);
@@ -135,6 +140,7 @@ export function NotificationsScreen() {
     return fieldProblem(refusal.error, [`channels.${named.index}${suffix}`, `channels[${named.index}]${suffix}`]);
   };
   const rulesProblem = refusal?.other.some((f) => f.startsWith('rules')) ? fieldProblem(refusal.error, refusal.other) : null;
+  const atFields = refusal !== null && (refusal.byChannel.size > 0 || rulesProblem !== null);
 
   return (
     <section class="page notifications-page" aria-labelledby="page-title">
@@ -201,7 +207,7 @@ export function NotificationsScreen() {
             problem={rulesProblem}
             onToggle={(kind, id, on) => edit((f) => ({ ...f, rules: toggleRule(f.rules, kind, id, on) }))}
           />
-          <SaveBar state={state} dirty={dirty} onTest={() => void submit('test')} />
+          <SaveBar state={state} dirty={dirty} atFields={atFields} onTest={() => void submit('test')} />
         </form>
       )}
     </section>

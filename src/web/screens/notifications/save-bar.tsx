@@ -26,8 +26,11 @@ function Outcome({ state, dirty }: { state: SaveState; dirty: boolean }) {
   }
 }
 
-/** Save, or save and send a test message to every channel that is on; the outcome beside the buttons. */
-export function SaveBar({ state, dirty, onTest }: { state: SaveState; dirty: boolean; onTest: () => void }) {
+/**
+ * Save, or save and send a test message to every channel that is on; the outcome beside the buttons. A refusal
+ * whose reasons stand at the fields (`atFields`) only points there.
+ */
+export function SaveBar({ state, dirty, atFields, onTest }: { state: SaveState; dirty: boolean; atFields: boolean; onTest: () => void }) {
   const busy = state.kind === 'busy';
   return (
     <div class="nfy-save-bar">
@@ -35,7 +38,14 @@ export function SaveBar({ state, dirty, onTest }: { state: SaveState; dirty: boo
         <div role="status">
           <Outcome state={state} dirty={dirty} />
         </div>
-        {state.kind === 'refused' && (
+        {state.kind === 'refused' && atFields && (
+          <AlertBox>
+            <p>
+              <strong>{t('notify.refused')}</strong> {t('notify.refused_fields')}
+            </p>
+          </AlertBox>
+        )}
+        {state.kind === 'refused' && !atFields && (
           <AlertBox>
             <p>
               <strong>{t('notify.refused')}</strong> {errorText(state.error)}
