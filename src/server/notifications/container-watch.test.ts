@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createLogger } from '../core/logger.ts';
 import { COMPOSE_PROJECT_LABEL } from '../engine/engine.ts';
 import { createFakeEvents } from '../engine/fake-events.ts';
-import { createContainerWatch } from './container-watch.ts';
+import { causedByOwnOperation, createContainerWatch, OWN_STOP_WINDOW_MS } from './container-watch.ts';
 import type { NotifyRequest } from './notifier.ts';
 
 const logger = createLogger('silent');
@@ -83,4 +83,13 @@ test('the stream reconnects after the engine went away, resuming after the last 
     ['on', 'off'],
   );
   await watch.stop();
+});
+
+test("Kade's own operation causes the stops before it ended, not a stop after it", () => {
+  const stop = 1_000_000;
+  assert.equal(causedByOwnOperation([stop + 2_000], stop), true, 'a stop operation that ended 2 s after the die');
+  assert.equal(causedByOwnOperation([undefined, stop + 100], stop), true, 'the container operation');
+  assert.equal(causedByOwnOperation([stop - 3_000], stop), false, 'a start that ended 3 s before a kill');
+  assert.equal(causedByOwnOperation([stop + OWN_STOP_WINDOW_MS + 1], stop), false, 'too long after');
+  assert.equal(causedByOwnOperation([undefined, undefined], stop), false);
 });

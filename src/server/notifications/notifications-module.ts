@@ -12,7 +12,7 @@ import type { SecretBox } from '../db/secret-box.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
-import { createContainerWatch } from './container-watch.ts';
+import { causedByOwnOperation, createContainerWatch } from './container-watch.ts';
 import { sendPush, sendWebhook } from './http-senders.ts';
 import type { Message, SendResult } from './message.ts';
 import { createNotificationsRepo, type StoredChannel } from './notifications.repo.ts';
@@ -36,8 +36,6 @@ export interface NotifyOptions {
   smtpTrust?: SmtpTrust;
 }
 
-/** How long after Kade's own operation on an app or container a stop of it counts as Kade's. */
-const OWN_STOP_WINDOW_MS = 10_000;
 /** Events of Kade's own changes that stop, recreate or remove containers. */
 const isOwnOperation = (type: string) => type.startsWith('stack.') || type.startsWith('container.') || type === 'backup.restored';
 
@@ -74,8 +72,9 @@ export function createNotificationsModule(d: {
   const emit = (r: NotifyRequest) => d.events.emit(notifyEvent(r));
 
   const ownOps = new Map<string, number>();
+  // Kade's own stop: its job holds the app's slot, or its operation on the app or the container ended just after the stop.
   const expected = (stack: string, container: string, atMs: number): boolean =>
-    d.jobs.busy(stack) || [stack, container].some((k) => (ownOps.get(k) ?? Number.NEGATIVE_INFINITY) >= atMs - OWN_STOP_WINDOW_MS);
+    d.jobs.busy(stack) || causedByOwnOperation([ownOps.get(stack), ownOps.get(container)], atMs);
   const watch = createContainerWatch({
     engine: d.engine,
     stackOfProject: d.stackOfProject,
