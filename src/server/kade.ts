@@ -13,7 +13,7 @@ import { backupStacks } from './backups/stack-target.ts';
 import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
 import { createReposRepo } from './catalogue/repos.repo.ts';
-import { type Config, prepareDirs } from './config/config.ts';
+import { type Config, ensureDirs, prepareDirs } from './config/config.ts';
 import { createContainersService } from './containers/containers.service.ts';
 import { detectOwnContainerId } from './containers/own-container.ts';
 import { createEventBus, type EventBus } from './core/events.ts';
@@ -96,6 +96,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const sso = createSsoConfigReader(db, logger, config.proxy);
   const settings = createSettingsModule({ db, box, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
   const folders = settings.pathsInUse();
+  ensureDirs([
+    ['LIBRARY_DIR', folders.LIBRARY_DIR],
+    ['DATA_DIR', folders.DATA_DIR],
+    ['BACKUP_DIR', folders.BACKUP_DIR],
+  ]);
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
   const { auth, users } = createAuthModule({ db, box, events, clock, ssoConfig: sso.read });

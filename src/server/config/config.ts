@@ -139,16 +139,12 @@ function readAllowedHosts(raw: string | undefined): string[] {
   return names.map((h) => h.replace(/^\[|\]$/g, ''));
 }
 
-/** Creates the directories Kade writes to and proves they are writable, naming the one that is not. */
-export function prepareDirs(config: Config): void {
-  const dirs: [string, string][] = [
-    ['BASE_DIR', config.baseDir],
-    ['LIBRARY_DIR', config.libraryDir],
-    ['DATA_DIR', config.dataDir],
-    ['BACKUP_DIR', config.backupDir],
-    ['SVC_DATA', config.stateDir],
-    ['SVC_JOBS', config.jobsDir],
-  ];
+/**
+ * Creates the directories Kade writes to and proves they are writable, naming the one that is not: BASE_DIR and
+ * Kade's own state at start (`config`), the app, data and backup folders once the stored settings chose them
+ * (`folders`), so a folder a path move left behind is not made again.
+ */
+export function ensureDirs(dirs: [string, string][]): void {
   for (const [name, dir] of dirs) {
     // Kernel file systems never hold Kade's data (and a recursive mkdir below /proc can spin forever).
     if (/^\/(proc|sys|dev)(\/|$)/.test(dir)) {
@@ -164,6 +160,15 @@ export function prepareDirs(config: Config): void {
       });
     }
   }
+}
+
+/** BASE_DIR and Kade's own state (SVC_DATA, SVC_JOBS), private to Kade; the derived folders follow with `ensureDirs`. */
+export function prepareDirs(config: Config): void {
+  ensureDirs([
+    ['BASE_DIR', config.baseDir],
+    ['SVC_DATA', config.stateDir],
+    ['SVC_JOBS', config.jobsDir],
+  ]);
   // Kade's own state (database, key file, git caches, job logs) is for Kade's user only.
   for (const [name, dir] of [['SVC_DATA', config.stateDir] as const, ['SVC_JOBS', config.jobsDir] as const]) {
     try {
