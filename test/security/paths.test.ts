@@ -104,7 +104,8 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
 };
 /**
  * Routes that take Kade's own folders or only read: checked by their own cases below. `connect` takes
- * service names (`services`), never a path: its own cases are in test/engine/networks.test.ts.
+ * service names (`services`), never a path: its own cases are in test/engine/networks.test.ts. The
+ * notification routes' `host` is an SMTP server's name, never a path (src/server/notifications tests).
  */
 const OTHER_ROUTES = [
   'GET /api/paths/check',
@@ -113,6 +114,8 @@ const OTHER_ROUTES = [
   'POST /api/paths/move',
   'POST /api/store/apps/{repo}/{app}/powers',
   'POST /api/stacks/{name}/connect',
+  'PUT /api/notifications',
+  'POST /api/notifications/test',
 ];
 
 const PATHLIKE = /^(path|content|values|services|host|devices|confirm_outside_paths|[A-Z_]*_DIRS?)$/;
