@@ -175,7 +175,7 @@ describe('settings screen', () => {
       .fill('ntfy-e2e-secret');
     await page.getByRole('button', { name: 'Save settings' }).click();
     // The wizard moved BASE_DIR, so the answer also says when the folders take effect.
-    await hasText(page.locator('#settings-result'), 'Settings saved. Changed folders take effect when Kade restarts.');
+    await hasText(page.locator('#settings-result'), 'Settings saved. Changed folders take effect after a move (see Folders) or when Kade restarts.');
     await hasText(page.getByRole('group', { name: /REGISTRY_TOKEN/ }).locator('.pill'), 'set');
     assert.equal(
       await page
