@@ -10,6 +10,8 @@ export const Backup = z.object({
   id: z.string(),
   stack: z.string(),
   created_at: z.string(),
+  /** The archive's file name in BACKUP_DIR and as downloaded: `<id>.tar.gz` or `<id>.tar.zst` (BACKUP_COMPRESSION when it was made). */
+  file: z.string(),
   /** Bytes of the archive. */
   size: z.number().int(),
   /** null: never verified; otherwise the result of the last verification. */

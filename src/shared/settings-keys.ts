@@ -24,6 +24,8 @@ export const NUMBER_KEYS = [
 
 export const UPDATE_CHANNELS = ['stable', 'beta'] as const;
 export const SCHEDULE_MODES = ['off', 'daily', 'weekly'] as const;
+/** BACKUP_COMPRESSION: how new backup archives are compressed (`.tar.gz` or `.tar.zst`). */
+export const BACKUP_COMPRESSIONS = ['gzip', 'zstd'] as const;
 /** ALLOW_PRIVILEGED_APPS: who may install or change an app with powers over the host (privileged, host namespaces, capabilities). */
 export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ROLES } from './roles.ts';
-import { ALLOW_PRIVILEGED_VALUES, canonicalTimezone, PATH_KEYS, SCHEDULE_MODES, UPDATE_CHANNELS, weekdayIndex } from './settings-keys.ts';
+import { ALLOW_PRIVILEGED_VALUES, BACKUP_COMPRESSIONS, canonicalTimezone, PATH_KEYS, SCHEDULE_MODES, UPDATE_CHANNELS, weekdayIndex } from './settings-keys.ts';
 
 /** Docker's own rule for network names, which also keeps them safe in compose files. */
 export const NETWORK_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
@@ -57,6 +57,7 @@ const common = {
     .max(32)
     .refine((a) => new Set(a).size === a.length, 'a network is listed twice'),
   BACKUP_APPDATA: z.boolean(),
+  BACKUP_COMPRESSION: z.enum(BACKUP_COMPRESSIONS),
   BACKUP_SCHEDULE_MODE: z.enum(SCHEDULE_MODES),
   BACKUP_SCHEDULE_HOUR: z.number().int().min(0).max(23),
   BACKUP_RETENTION_COUNT: z.number().int().min(0).max(1000),

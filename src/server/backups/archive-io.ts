@@ -1,4 +1,4 @@
-/** The archive format behind the backup service's ArchiveIO (gzip, the default limits). */
+/** The archive format behind the backup service's ArchiveIO (gzip or zstd as BACKUP_COMPRESSION says, the default limits). */
 import { extractArchive, verifyArchive, writeArchive } from './archive.ts';
 import type { ArchiveIO } from './backups.service.ts';
 
@@ -8,7 +8,7 @@ export const archiveIO: ArchiveIO = {
       dest: o.dest,
       branches: { stack: o.stackDir, ...(o.appdataDir !== null ? { appdata: o.appdataDir } : {}), dumps: o.dumps },
       meta: o.meta,
-      compression: 'gzip',
+      compression: o.compression,
       onSkip: o.onSkip,
     }),
   verify: (path) => verifyArchive(path),

@@ -30,6 +30,7 @@ export function createBackupsModule(d: BackupsModuleDeps) {
       dataDir: d.paths.DATA_DIR,
       libraryDir: d.paths.LIBRARY_DIR,
       appdata: () => plain().BACKUP_APPDATA,
+      compression: () => plain().BACKUP_COMPRESSION,
       minFreeGb: () => plain().DISK_MIN_FREE_GB,
       warnPct: () => plain().DISK_WARN_PCT,
       offsiteDir: () => plain().BACKUP_OFFSITE_DIR,

@@ -53,6 +53,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       dataDir: join(root, 'appdata'),
       libraryDir: join(root, 'stacks'),
       appdata: () => true,
+      compression: () => 'gzip',
       minFreeGb: () => opts.minFreeGb ?? 0,
       warnPct: () => 90,
       offsiteDir: () => opts.offsite ?? '',

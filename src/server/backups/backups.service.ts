@@ -18,6 +18,7 @@ import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
+import type { Compression } from './archive.ts';
 
 /** What the backups need of the apps (stacks/). */
 export interface BackupStacks {
@@ -47,6 +48,7 @@ export interface ArchiveIO {
     appdataDir: string | null;
     dumps: { name: string; stream: () => Promise<NodeJS.ReadableStream> }[];
     meta: Record<string, unknown>;
+    compression: Compression;
     onSkip: (path: string, reason: string) => void;
   }): Promise<{ skipped: { path: string; reason: string }[] }>;
   verify(path: string): Promise<{ ok: boolean; problems: string[] }>;
@@ -59,6 +61,8 @@ export interface BackupSettings {
   dataDir: string;
   libraryDir: string;
   appdata(): boolean;
+  /** BACKUP_COMPRESSION: how the next archive is compressed; archives of either kind stay readable. */
+  compression(): Compression;
   minFreeGb(): number;
   warnPct(): number;
   offsiteDir(): string;
@@ -88,8 +92,46 @@ interface RestorePlan {
   dataExisted: boolean;
 }
 
-const EXT = '.tar.gz';
-const META_EXT = `${EXT}.json`;
+/** The archive's file name ending per compression; its metadata is the same name with `.json` added. */
+export const ARCHIVE_EXT: Record<Compression, string> = { gzip: '.tar.gz', zstd: '.tar.zst' };
+/** What a download is sent as. */
+export const ARCHIVE_TYPE: Record<Compression, string> = { gzip: 'application/gzip', zstd: 'application/zstd' };
+const KINDS = Object.keys(ARCHIVE_EXT) as Compression[];
+
+/** A backup's files: the archive of its kind and the metadata beside it. */
+interface BackupFiles {
+  kind: Compression;
+  archive: string;
+  meta: string;
+}
+
+/**
+ * The one place that maps a backup id to its files and back. Ids carry no extension; the files in BACKUP_DIR say
+ * which kind a backup is, so gzip and zstd backups live side by side whatever BACKUP_COMPRESSION says now.
+ */
+export function backupFiles(dir: string) {
+  const of = (id: string, kind: Compression): BackupFiles => ({
+    kind,
+    archive: join(dir, `${id}${ARCHIVE_EXT[kind]}`),
+    meta: join(dir, `${id}${ARCHIVE_EXT[kind]}.json`),
+  });
+  return {
+    of,
+    /** The files of an existing backup (its metadata or archive is there), or null. */
+    find(id: string): BackupFiles | null {
+      for (const kind of KINDS) {
+        const f = of(id, kind);
+        if (existsSync(f.meta) || existsSync(f.archive)) return f;
+      }
+      return null;
+    },
+    /** The id a metadata file's name belongs to, or null for any other file. */
+    idOf(name: string): string | null {
+      const kind = KINDS.find((k) => name.endsWith(`${ARCHIVE_EXT[k]}.json`));
+      return kind ? name.slice(0, -`${ARCHIVE_EXT[kind]}.json`.length) : null;
+    },
+  };
+}
 
 /** Bytes below a folder (links not followed); unreadable parts count as nothing. */
 function sizeOf(path: string): number {
@@ -119,18 +161,26 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-'
 
 export function createBackupsService(d: BackupsDeps) {
   const dir = d.settings.backupDir;
-  const archivePath = (id: string) => join(dir, `${id}${EXT}`);
-  const metaPath = (id: string) => join(dir, `${id}${META_EXT}`);
+  const files = backupFiles(dir);
+  /** The files of a backup that exists (get() has answered 404 for any other id). */
+  const filesOf = (id: string): BackupFiles => {
+    const f = files.find(id);
+    if (!f) throw notFound('backup', id);
+    return f;
+  };
 
   function readRecord(id: string): BackupT | null {
+    const f = files.find(id);
+    if (!f) return null;
     try {
-      const m = JSON.parse(readFileSync(metaPath(id), 'utf8')) as Record<string, unknown>;
-      const size = existsSync(archivePath(id)) ? lstatSync(archivePath(id)).size : 0;
+      const m = JSON.parse(readFileSync(f.meta, 'utf8')) as Record<string, unknown>;
+      const size = existsSync(f.archive) ? lstatSync(f.archive).size : 0;
       const meta = (m.meta ?? m) as Record<string, unknown>;
       return {
         id,
         stack: String(meta.stack ?? ''),
         created_at: String(meta.created_at ?? m.created_at ?? ''),
+        file: basename(f.archive),
         size,
         verified: typeof m.verified === 'boolean' ? m.verified : null,
         verified_at: typeof m.verified_at === 'string' ? m.verified_at : null,
@@ -147,8 +197,9 @@ export function createBackupsService(d: BackupsDeps) {
 
   /** Updates fields of the metadata file beside an archive (verification, offsite copy). */
   function annotate(id: string, fields: Record<string, unknown>): void {
-    const m = JSON.parse(readFileSync(metaPath(id), 'utf8')) as Record<string, unknown>;
-    writeFileAtomic(metaPath(id), `${JSON.stringify({ ...m, ...fields }, null, 2)}\n`, 0o600);
+    const { meta } = filesOf(id);
+    const m = JSON.parse(readFileSync(meta, 'utf8')) as Record<string, unknown>;
+    writeFileAtomic(meta, `${JSON.stringify({ ...m, ...fields }, null, 2)}\n`, 0o600);
   }
 
   function list(actor: Actor, stack?: string): BackupT[] {
@@ -164,10 +215,8 @@ export function createBackupsService(d: BackupsDeps) {
     } catch {
       return [];
     }
-    return names
-      .filter((n) => n.endsWith(META_EXT))
-      .map((n) => n.slice(0, -META_EXT.length))
-      .filter((id) => BACKUP_ID.test(id))
+    const ids = new Set(names.map(files.idOf).filter((id): id is string => id !== null && BACKUP_ID.test(id)));
+    return [...ids]
       .map(readRecord)
       .filter((b): b is BackupT => b !== null && (!stack || b.stack === stack))
       .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
@@ -176,7 +225,7 @@ export function createBackupsService(d: BackupsDeps) {
   function get(id: string): BackupT {
     if (!BACKUP_ID.test(id)) throw notFound('backup', id);
     const b = readRecord(id);
-    if (!b || !existsSync(archivePath(id))) throw notFound('backup', id);
+    if (!b || !existsSync(filesOf(id).archive)) throw notFound('backup', id);
     return b;
   }
 
@@ -212,11 +261,12 @@ export function createBackupsService(d: BackupsDeps) {
   }
 
   function newId(stack: string): string {
+    // Free in every kind: an id names one backup, whichever compression it has.
     const base = `${stack}-${stamp(d.clock())}`;
-    if (!existsSync(archivePath(base)) && !existsSync(metaPath(base))) return base;
+    if (!files.find(base)) return base;
     for (let n = 2; n < 1000; n++) {
       const id = `${base}-${n}`;
-      if (!existsSync(archivePath(id)) && !existsSync(metaPath(id))) return id;
+      if (!files.find(id)) return id;
     }
     throw new AppError('conflict', `too many backups of '${stack}' in one second`, { params: { stack } });
   }
@@ -230,6 +280,9 @@ export function createBackupsService(d: BackupsDeps) {
     checkSpace(stack, loc.dir);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const id = newId(stack);
+    // Read at each backup: a saved change applies to the next one.
+    const compression = d.settings.compression();
+    const target = files.of(id, compression);
     const dbs = await d.stacks.databases(stack);
     const dumps: { name: string; stream: () => Promise<NodeJS.ReadableStream> }[] = [];
     const dumped: { service: string; kind: string }[] = [];
@@ -252,19 +305,20 @@ export function createBackupsService(d: BackupsDeps) {
     const appdataDir = d.settings.appdata() && !loc.adopted ? join(d.settings.dataDir, stack) : null;
     const meta = { stack, id, created_at: d.clock().toISOString(), reason, appdata: appdataDir !== null, databases: dumped, adopted: loc.adopted };
     ctx.log(
-      `backing up '${stack}' to ${archivePath(id)}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`,
+      `backing up '${stack}' to ${target.archive}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`,
     );
     const written = await d.archive.write({
-      dest: archivePath(id),
+      dest: target.archive,
       stackDir: loc.dir,
       appdataDir: appdataDir && existsSync(appdataDir) ? appdataDir : null,
       dumps,
       meta,
+      compression,
       onSkip: (path, why) => ctx.log(`skipped ${path}: ${why}`),
     });
     await Promise.all(pending);
     ctx.progress(0.7);
-    const check = await d.archive.verify(archivePath(id));
+    const check = await d.archive.verify(target.archive);
     annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
     ctx.log(check.ok ? 'the archive was read back and every entry matches its checksum' : `verification failed: ${check.problems.join('; ')}`);
     if (written.skipped.length > 0) ctx.log(`${written.skipped.length} file(s) could not be read and are listed in the backup`);
@@ -277,16 +331,17 @@ export function createBackupsService(d: BackupsDeps) {
     const target = d.settings.offsiteDir().trim();
     if (!target) return;
     try {
+      const f = filesOf(id);
       mkdirSync(target, { recursive: true });
-      const size = lstatSync(archivePath(id)).size + lstatSync(metaPath(id)).size;
+      const size = lstatSync(f.archive).size + lstatSync(f.meta).size;
       const s = statfsSync(target);
       if (s.bavail * s.bsize < size) throw new Error(`${target} has ${s.bavail * s.bsize} bytes free and the backup needs ${size}`);
-      for (const f of [archivePath(id), metaPath(id)]) {
-        const tmp = join(target, `.${basename(f)}.${randomBytes(4).toString('hex')}.tmp`);
-        await copyFile(f, tmp);
-        renameSync(tmp, join(target, basename(f)));
+      for (const p of [f.archive, f.meta]) {
+        const tmp = join(target, `.${basename(p)}.${randomBytes(4).toString('hex')}.tmp`);
+        await copyFile(p, tmp);
+        renameSync(tmp, join(target, basename(p)));
       }
-      annotate(id, { offsite: join(target, basename(archivePath(id))) });
+      annotate(id, { offsite: join(target, basename(f.archive)) });
       ctx.log(`copied to ${target}`);
     } catch (err) {
       annotate(id, { offsite: `not copied: ${errorMessage(err)}` });
@@ -305,8 +360,7 @@ export function createBackupsService(d: BackupsDeps) {
       const tooMany = count > 0 && i >= count;
       const tooOld = days > 0 && now - Date.parse(b.created_at) > days * 86_400_000;
       if (!tooMany && !tooOld) return;
-      rmSync(archivePath(b.id), { force: true });
-      rmSync(metaPath(b.id), { force: true });
+      removeFiles(b.id);
       gone.push(b.id);
       ctx?.log(`removed ${b.id} (retention: ${tooMany ? `more than ${count} kept` : `older than ${days} days`})`);
     });
@@ -358,7 +412,7 @@ export function createBackupsService(d: BackupsDeps) {
     requireRole(actor, 'operator', 'verifying a backup');
     const b = get(id);
     return d.jobs.start({ kind: 'backup.verify', stack: null, actor }, async (ctx) => {
-      const r = await d.archive.verify(archivePath(id));
+      const r = await d.archive.verify(filesOf(id).archive);
       annotate(id, { verified: r.ok, verified_at: d.clock().toISOString() });
       d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id, job: ctx.id } });
       if (!r.ok) throw new AppError('validation', `backup ${id} failed verification: ${r.problems.join('; ')}`, { params: { id } });
@@ -366,18 +420,26 @@ export function createBackupsService(d: BackupsDeps) {
     });
   }
 
-  function download(actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number } {
+  function download(actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number; type: string } {
     // The archive holds `.env` with the app's secrets in clear: like the credentials view, admins only.
     requireRole(actor, 'admin', 'downloading a backup');
     const b = get(id);
-    return { stream: createReadStream(archivePath(id)), name: `${id}${EXT}`, size: b.size };
+    const f = filesOf(id);
+    return { stream: createReadStream(f.archive), name: basename(f.archive), size: b.size, type: ARCHIVE_TYPE[f.kind] };
+  }
+
+  /** Archive and metadata of a backup, of whichever kind it is. */
+  function removeFiles(id: string): void {
+    const f = files.find(id);
+    if (!f) return;
+    rmSync(f.archive, { force: true });
+    rmSync(f.meta, { force: true });
   }
 
   function remove(actor: Actor, id: string): void {
     requireRole(actor, 'operator', 'deleting a backup');
     const b = get(id);
-    rmSync(archivePath(id), { force: true });
-    rmSync(metaPath(id), { force: true });
+    removeFiles(id);
     d.events.emit({ type: 'backup.deleted', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
   }
 
@@ -403,7 +465,8 @@ export function createBackupsService(d: BackupsDeps) {
       });
     }
     return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
-      const check = await d.archive.verify(archivePath(id));
+      const archive = filesOf(id).archive;
+      const check = await d.archive.verify(archive);
       annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
       if (!check.ok)
         throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
@@ -424,7 +487,7 @@ export function createBackupsService(d: BackupsDeps) {
       };
       // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
       ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
-      await d.archive.extract(archivePath(id), staging);
+      await d.archive.extract(archive, staging);
       ctx.log('archive extracted into a staging folder');
       ctx.progress(0.2);
       const restoredData = existsSync(join(staging, 'appdata'));

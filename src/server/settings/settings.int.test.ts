@@ -31,6 +31,7 @@ describe('GET /api/settings', () => {
     assert.equal(s.SHARED_NETWORK, 'svc_shared');
     assert.deepEqual(s.APP_NETWORKS, []);
     assert.equal(s.BACKUP_APPDATA, true);
+    assert.equal(s.BACKUP_COMPRESSION, 'gzip');
     assert.equal(s.AUTO_SYNC_ON_BOOT, false);
     assert.equal(s.WIZARD_DONE, false);
     assert.equal(s.UPDATE_CHANNEL, 'stable');
@@ -132,6 +133,9 @@ describe('PUT /api/settings', () => {
       { APP_NETWORKS: ['-dash'] },
       { UPDATE_CHANNEL: 'nightly' },
       { BACKUP_APPDATA: 'yes' },
+      { BACKUP_COMPRESSION: 'xz' },
+      { BACKUP_COMPRESSION: 'ZSTD' },
+      { BACKUP_COMPRESSION: true },
       { REGISTRY_URL: 'ghcr.io/ x' },
     ];
     for (const body of bad) {
@@ -181,12 +185,15 @@ describe('PUT /api/settings', () => {
       BACKUP_RETENTION_COUNT: 3,
       BACKUP_RETENTION_DAYS: 30,
       BACKUP_APPDATA: false,
+      BACKUP_COMPRESSION: 'zstd',
       DISK_WARN_PCT: 80,
       DISK_MIN_FREE_GB: 1,
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.BACKUP_SCHEDULE_DAY, 5);
     assert.equal(r.body.BACKUP_APPDATA, false);
+    assert.equal(r.body.BACKUP_COMPRESSION, 'zstd');
+    assert.equal((await suite.admin.get('/api/settings')).body.BACKUP_COMPRESSION, 'zstd');
     const schedule = await suite.admin.get('/api/backups/schedule');
     assert.deepEqual({ ...schedule.body, next_run: null }, { mode: 'daily', day: 5, hour: 4, retention_count: 3, retention_days: 30, next_run: null });
     assert.ok(schedule.body.next_run, 'a daily schedule has a next run');

@@ -185,6 +185,7 @@ export function createSettingsService(d: SettingsDeps) {
       const p = state().plain;
       return {
         BACKUP_APPDATA: p.BACKUP_APPDATA,
+        BACKUP_COMPRESSION: p.BACKUP_COMPRESSION,
         BACKUP_SCHEDULE_MODE: p.BACKUP_SCHEDULE_MODE,
         BACKUP_SCHEDULE_DAY: p.BACKUP_SCHEDULE_DAY,
         BACKUP_SCHEDULE_HOUR: p.BACKUP_SCHEDULE_HOUR,

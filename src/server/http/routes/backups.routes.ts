@@ -47,9 +47,13 @@ const download = defineRoute('admin', {
   method: 'get',
   path: '/api/backups/{id}/download',
   tags: TAGS,
-  summary: "The archive, streamed (application/gzip); admins only, since it holds the app's .env with its secrets in clear",
+  summary:
+    "The archive, streamed as `<id>.tar.gz` (application/gzip) or `<id>.tar.zst` (application/zstd), whichever it was written as; admins only, since it holds the app's .env with its secrets in clear",
   request: { params: BackupIdParam },
-  responses: { 200: { description: 'the archive', content: { 'application/gzip': { schema: z.string() } } }, ...PROBLEMS },
+  responses: {
+    200: { description: 'the archive', content: { 'application/gzip': { schema: z.string() }, 'application/zstd': { schema: z.string() } } },
+    ...PROBLEMS,
+  },
 });
 const remove = defineRoute('operator', {
   method: 'delete',
@@ -99,7 +103,7 @@ export function backupsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'backu
     return new Response(Readable.toWeb(f.stream as Readable) as ReadableStream, {
       status: 200,
       headers: {
-        'content-type': 'application/gzip',
+        'content-type': f.type,
         'content-length': String(f.size),
         'content-disposition': `attachment; filename="${f.name}"`,
         'cache-control': 'no-store',
