@@ -140,7 +140,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
             {t('backups.restore')}
           </button>
           {canDownload && (
-            <a class="btn btn-small" href={downloadHref(b.id)} download={`${b.id}.tar.gz`} aria-label={t('backups.download_label', names)}>
+            <a class="btn btn-small" href={downloadHref(b.id)} download={b.file} aria-label={t('backups.download_label', names)}>
               {t('backups.download')}
             </a>
           )}

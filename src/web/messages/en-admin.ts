@@ -154,6 +154,11 @@ export const enAdmin = {
   'settings.app_networks_hint': 'Names separated by commas; each app chooses which ones it joins.',
   'settings.backups': 'Backups and disk space',
   'settings.backup_appdata': 'Include app data in backups (BACKUP_APPDATA)',
+  'settings.compression': 'Compression of new backups (BACKUP_COMPRESSION)',
+  'settings.compression.gzip': 'gzip (.tar.gz): opens everywhere',
+  'settings.compression.zstd': 'zstd (.tar.zst): faster and smaller',
+  'settings.compression_hint':
+    'Applies from the next backup. Existing backups keep their own kind and can still be verified, downloaded and restored. zstd needs the zstd program on the server.',
   'settings.schedule_mode': 'Scheduled backups (BACKUP_SCHEDULE_MODE)',
   'settings.schedule.off': 'Off',
   'settings.schedule.daily': 'Daily',

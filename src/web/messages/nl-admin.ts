@@ -154,6 +154,11 @@ export const nlAdmin = {
   'settings.app_networks_hint': 'Namen gescheiden door komma’s; elke app kiest bij welke hij aansluit.',
   'settings.backups': 'Back-ups en schijfruimte',
   'settings.backup_appdata': 'App-data meenemen in back-ups (BACKUP_APPDATA)',
+  'settings.compression': 'Compressie van nieuwe back-ups (BACKUP_COMPRESSION)',
+  'settings.compression.gzip': 'gzip (.tar.gz): opent overal',
+  'settings.compression.zstd': 'zstd (.tar.zst): sneller en kleiner',
+  'settings.compression_hint':
+    'Geldt vanaf de volgende back-up. Bestaande back-ups houden hun eigen soort en blijven te controleren, downloaden en terugzetten. zstd heeft het programma zstd op de server nodig.',
   'settings.schedule_mode': 'Geplande back-ups (BACKUP_SCHEDULE_MODE)',
   'settings.schedule.off': 'Uit',
   'settings.schedule.daily': 'Dagelijks',

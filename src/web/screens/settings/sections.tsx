@@ -61,9 +61,23 @@ export function NotifySection(p: SectionProps) {
  */
 export function BackupsSection(p: SectionProps) {
   const offsite = p.text('BACKUP_OFFSITE_DIR');
+  const compression = p.text('BACKUP_COMPRESSION');
+  const kinds = [
+    { value: 'gzip', label: t('settings.compression.gzip') },
+    { value: 'zstd', label: t('settings.compression.zstd') },
+  ];
   return (
     <Section id="settings-backups" title={t('settings.backups')} intro={t('settings.backups_intro')}>
       <Checkbox label={t('settings.backup_appdata')} {...p.flag('BACKUP_APPDATA')} />
+      <Select
+        label={t('settings.compression')}
+        hint={t('settings.compression_hint')}
+        options={kinds}
+        name={compression.name}
+        value={compression.value}
+        invalid={compression.invalid}
+        onChange={compression.onInput}
+      />
       <PathField
         label={t('settings.offsite_dir')}
         name="BACKUP_OFFSITE_DIR"
