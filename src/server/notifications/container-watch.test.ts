@@ -90,6 +90,7 @@ test("Kade's own operation causes the stops before it ended, not a stop after it
   assert.equal(causedByOwnOperation([stop + 2_000], stop), true, 'a stop operation that ended 2 s after the die');
   assert.equal(causedByOwnOperation([undefined, stop + 100], stop), true, 'the container operation');
   assert.equal(causedByOwnOperation([stop - 3_000], stop), false, 'a start that ended 3 s before a kill');
+  assert.equal(causedByOwnOperation([stop - 1], stop), false, 'a start that ended just before a kill');
   assert.equal(causedByOwnOperation([stop + OWN_STOP_WINDOW_MS + 1], stop), false, 'too long after');
   assert.equal(causedByOwnOperation([undefined, undefined], stop), false);
 });

@@ -33,8 +33,6 @@ export interface ContainerWatchDeps {
 
 /** How long after a stop Kade's own operation may end and still count as its cause (a compose stop waits up to 10 s per container). */
 export const OWN_STOP_WINDOW_MS = 15_000;
-/** Kade's clock and the engine's are the same host's; a little slack for rounding. */
-const CLOCK_SLACK_MS = 500;
 
 /**
  * Whether a stop at `atMs` was caused by one of Kade's own operations, given when each operation on the app or the
@@ -42,7 +40,8 @@ const CLOCK_SLACK_MS = 500;
  * and within the window, counts. An operation that ended before the stop (a start a moment earlier) does not.
  */
 export function causedByOwnOperation(marks: readonly (number | undefined)[], atMs: number): boolean {
-  return marks.some((m) => m !== undefined && atMs <= m + CLOCK_SLACK_MS && m - atMs <= OWN_STOP_WINDOW_MS);
+  // The engine and Kade read the same host's clock; the event's time is rounded down to the millisecond.
+  return marks.some((m) => m !== undefined && atMs <= m && m - atMs <= OWN_STOP_WINDOW_MS);
 }
 
 function describe(e: ContainerEvent, stack: string): string {
