@@ -117,13 +117,10 @@ export function backupFiles(dir: string) {
   });
   return {
     of,
-    /** The files of an existing backup (its metadata or archive is there), or null. */
+    /** The files of an existing backup (its metadata, else its archive, is there), or null. */
     find(id: string): BackupFiles | null {
-      for (const kind of KINDS) {
-        const f = of(id, kind);
-        if (existsSync(f.meta) || existsSync(f.archive)) return f;
-      }
-      return null;
+      const all = KINDS.map((kind) => of(id, kind));
+      return all.find((f) => existsSync(f.meta)) ?? all.find((f) => existsSync(f.archive)) ?? null;
     },
     /** The id a metadata file's name belongs to, or null for any other file. */
     idOf(name: string): string | null {
