@@ -202,3 +202,32 @@ test('retention keeps the newest per app; the disk check refuses before writing;
     rmSync(offsite, { recursive: true, force: true });
   }
 });
+
+test('with BACKUP_COMPRESSION=zstd the next backup is a .tar.zst, downloaded under its name, listed beside the gzip ones, and restores the database', async () => {
+  const r = await suite.api.put('/api/settings', { BACKUP_COMPRESSION: 'zstd', BACKUP_OFFSITE_DIR: '' });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  try {
+    const made = await job('POST', '/api/backups', { stack: PG });
+    assert.equal(made.state, 'succeeded', made.log.join('\n'));
+    const [b, older] = await backups(PG);
+    assert.ok(b && older);
+    const dir = join(suite.kade.baseDir, 'backups');
+    const file = join(dir, `${b.id}.tar.zst`);
+    assert.deepEqual(readFileSync(file).subarray(0, 4), Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), 'zstd magic bytes');
+    assert.equal(b.verified, true);
+    assert.ok(existsSync(join(dir, `${older.id}.tar.gz`)), 'the older gzip backup is listed beside it');
+    assert.equal((await backups(PG)).length, 2, 'retention (2 per app) counts both kinds');
+    const res = await fetch(`${suite.api.base}/api/backups/${b.id}/download`, { headers: { cookie: suite.api.cookie } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/zstd');
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="${b.id}.tar.zst"`);
+    assert.deepEqual(Buffer.from(await res.arrayBuffer()), readFileSync(file));
+    await psql('DROP TABLE notes');
+    const j = await job('POST', `/api/backups/${b.id}/restore`);
+    assert.equal(j.state, 'succeeded', j.log.join('\n'));
+    await answers(() => psql('SELECT 1'));
+    assert.equal(await pgFingerprint(), pgPrint);
+  } finally {
+    await suite.api.put('/api/settings', { BACKUP_COMPRESSION: 'gzip' });
+  }
+});
