@@ -118,22 +118,25 @@ describe('settings that take effect', () => {
     // Backups exist: their settings have inputs.
     const backups = page.getByRole('region', { name: 'Backups and disk space' });
     await hasCount(backups.locator('[name="DISK_WARN_PCT"], [name="BACKUP_OFFSITE_DIR"]'), 2);
+    assert.equal(await backups.getByLabel('Compression of new backups (BACKUP_COMPRESSION)').inputValue(), 'gzip');
     await shoot(page, 'settings-effective');
   });
 
   test('allowing operators and turning the update check off are saved and change what an operator may install', async () => {
     await page.getByLabel('Who may install apps with powers over the host (ALLOW_PRIVILEGED_APPS)').selectOption('everyone');
     await page.getByLabel(/UPDATE_CHECK_ENABLED/).uncheck();
+    await page.getByLabel('Compression of new backups (BACKUP_COMPRESSION)').selectOption('zstd');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await hasText(page.locator('#settings-result'), /^Settings saved\./);
-    const saved = (await api.get<{ ALLOW_PRIVILEGED_APPS: string; UPDATE_CHECK_ENABLED: boolean }>('/api/settings')).body;
-    assert.deepEqual([saved.ALLOW_PRIVILEGED_APPS, saved.UPDATE_CHECK_ENABLED], ['everyone', false]);
+    const saved = (await api.get<{ ALLOW_PRIVILEGED_APPS: string; UPDATE_CHECK_ENABLED: boolean; BACKUP_COMPRESSION: string }>('/api/settings')).body;
+    assert.deepEqual([saved.ALLOW_PRIVILEGED_APPS, saved.UPDATE_CHECK_ENABLED, saved.BACKUP_COMPRESSION], ['everyone', false, 'zstd']);
 
     await page.getByLabel('Language').selectOption('nl');
     await visible(page.getByRole('region', { name: 'Apps en de host' }));
     await hasCount(page.getByRole('region', { name: 'Nog niet beschikbaar' }).getByText('Meldingen', { exact: true }), 0);
     await visible(page.getByRole('region', { name: 'Meldingen' }));
     await visible(page.getByRole('region', { name: 'Back-ups en schijfruimte' }));
+    assert.equal(await page.getByLabel('Compressie van nieuwe back-ups (BACKUP_COMPRESSION)').inputValue(), 'zstd');
     await shoot(page, 'settings-effective-nl');
     await page.getByLabel('Taal').selectOption('en');
 
