@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type Received, startHttpReceiver } from '../helpers/receivers.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSocketProxy } from '../helpers/socket-proxy.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args, { timeout: 60_000 })).stdout.trim();
@@ -109,4 +111,41 @@ test('start, stop and restart through Kade send nothing', async () => {
   await op(`/api/stacks/${STACK}/start`);
   await docker('kill', await containerId());
   await until('the second stop message', () => messages().length === before + 1);
+});
+
+// The engine goes away and comes back (a socket proxy between Kade and the engine, cut and restored, which is
+// what an engine restart looks like to Kade): the event stream reconnects by itself, and a kill after the
+// return is reported once; a kill while the engine was away is caught up from the stored cursor.
+test('the event stream reconnects after the engine went away and came back', { timeout: 120_000 }, async () => {
+  const proxy = await startSocketProxy(join(mkdtempSync(join(tmpdir(), 'kade-nproxy-')), 'docker.sock'));
+  const cut = await startTestServer({ env: { DOCKER_HOST: proxy.dockerHost } });
+  // The same app is managed by this second Kade too (same compose project), so its watch reports it.
+  writeStack(cut.baseDir);
+  try {
+    const api = new ApiClient(cut.url);
+    await api.loginAs();
+    const put = await api.put('/api/notifications', { channels: [{ id: 'cut', kind: 'webhook', enabled: true, url: `${receiver.url}/hook/cut` }] });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const mine = () => receiver.got.filter((g: Received) => g.path === '/hook/cut').map((g) => JSON.parse(g.body) as { kind: string; subject: string });
+    await op(`/api/stacks/${STACK}/start`);
+    // Give the watch a moment to open its stream through the proxy.
+    await new Promise((r) => setTimeout(r, 1_500));
+    await proxy.cut();
+    await new Promise((r) => setTimeout(r, 2_000));
+    await proxy.restore();
+    // Back within the watch's backoff; a kill now must arrive through the new stream.
+    await new Promise((r) => setTimeout(r, 3_000));
+    await docker('kill', await containerId());
+    const deadline = Date.now() + 45_000;
+    while (!mine().some((m) => m.kind === 'container_stopped')) {
+      if (Date.now() > deadline)
+        assert.fail(`no stop message after the engine came back; requests: ${proxy.requests.filter((r) => r.includes('/events')).join(' | ')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(proxy.requests.filter((r) => r.includes('/events')).length >= 2, 'the stream was opened again after the cut');
+    assert.equal(mine().filter((m) => m.kind === 'container_stopped').length, 1);
+  } finally {
+    await cut.close();
+    await proxy.close();
+  }
 });
