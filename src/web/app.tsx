@@ -3,6 +3,7 @@ import { roleAllows } from '../shared/roles.ts';
 import { getAuthStatus, type LoginAnswerT, logout, setUnauthenticatedHandler, type UserT } from './api.ts';
 import { AppHeader } from './components/app-header.tsx';
 import { ErrorMessage } from './components/error-message.tsx';
+import { focusPageTitle } from './components/title-focus.ts';
 import { type MessageKey, t, useLang } from './i18n.ts';
 import { usePath } from './router.ts';
 import { LoginScreen } from './screens/login/login-screen.tsx';
@@ -90,7 +91,7 @@ function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLo
   }, [title]);
   // After a login or a navigation, focus lands on the page heading instead of being lost on <body>.
   useEffect(() => {
-    if (moveFocus.current) document.getElementById('page-title')?.focus();
+    if (moveFocus.current) focusPageTitle();
     moveFocus.current = true;
   }, [path]);
 

@@ -110,6 +110,7 @@ export const en = {
   'apps.delete_data': 'Also remove its data',
   'apps.delete_data_list': 'These folders and volumes are removed for good:',
   'apps.delete_data_none': 'This app has no data folder or volume of its own.',
+  'common.loading': 'Loading…',
   'apps.delete_backup': 'Back it up first (kept in the backups; if the backup fails, the delete goes on)',
   'apps.delete_data_kept': 'Its data stays where it is; installing it again under the same name uses it again.',
   'apps.delete_confirm': 'Delete {name}',

@@ -108,6 +108,7 @@ export const nl: Record<MessageKey, string> = {
   'apps.delete_data': 'Ook de gegevens verwijderen',
   'apps.delete_data_list': 'Deze mappen en volumes worden voorgoed verwijderd:',
   'apps.delete_data_none': 'Deze app heeft geen eigen gegevensmap of volume.',
+  'common.loading': 'Laden…',
   'apps.delete_backup': 'Eerst een back-up maken (blijft bij de back-ups; mislukt de back-up, dan gaat het verwijderen door)',
   'apps.delete_data_kept': 'De gegevens blijven staan; opnieuw installeren onder dezelfde naam gebruikt ze weer.',
   'apps.delete_confirm': '{name} verwijderen',

@@ -1,23 +1,26 @@
 import type { ComponentChild } from 'preact';
 import type { Role } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
+import { lazyScreen } from '../components/lazy-screen.tsx';
 import type { MessageKey } from '../i18n.ts';
-import { AccountScreen } from './account/account-screen.tsx';
 import { APP_PATH } from './app/app-path.ts';
-import { AppScreen } from './app/app-screen.tsx';
 import { AppsScreen } from './apps/apps-screen.tsx';
-import { AuditScreen } from './audit/audit-screen.tsx';
-import { BackupsScreen } from './backups/backups-screen.tsx';
-import { ContainersScreen } from './containers/containers-screen.tsx';
 import { INSTALL_PATH } from './install/install-model.ts';
-import { InstallScreen } from './install/install-screen.tsx';
-import { NetworksScreen } from './networks/networks-screen.tsx';
-import { NotificationsScreen } from './notifications/notifications-screen.tsx';
-import { ReposScreen } from './repos/repos-screen.tsx';
-import { SettingsScreen } from './settings/settings-screen.tsx';
-import { StoreScreen } from './store/store-screen.tsx';
-import { UsersScreen } from './users/users-screen.tsx';
-import { WizardScreen } from './wizard/wizard-screen.tsx';
+
+// The apps list is the first screen: in the main bundle. Every other screen loads when first shown.
+const AccountScreen = lazyScreen(() => import('./account/account-screen.tsx').then((m) => m.AccountScreen));
+const AppScreen = lazyScreen(() => import('./app/app-screen.tsx').then((m) => m.AppScreen));
+const AuditScreen = lazyScreen(() => import('./audit/audit-screen.tsx').then((m) => m.AuditScreen));
+const BackupsScreen = lazyScreen(() => import('./backups/backups-screen.tsx').then((m) => m.BackupsScreen));
+const ContainersScreen = lazyScreen(() => import('./containers/containers-screen.tsx').then((m) => m.ContainersScreen));
+const InstallScreen = lazyScreen(() => import('./install/install-screen.tsx').then((m) => m.InstallScreen));
+const NetworksScreen = lazyScreen(() => import('./networks/networks-screen.tsx').then((m) => m.NetworksScreen));
+const NotificationsScreen = lazyScreen(() => import('./notifications/notifications-screen.tsx').then((m) => m.NotificationsScreen));
+const ReposScreen = lazyScreen(() => import('./repos/repos-screen.tsx').then((m) => m.ReposScreen));
+const SettingsScreen = lazyScreen(() => import('./settings/settings-screen.tsx').then((m) => m.SettingsScreen));
+const StoreScreen = lazyScreen(() => import('./store/store-screen.tsx').then((m) => m.StoreScreen));
+const UsersScreen = lazyScreen(() => import('./users/users-screen.tsx').then((m) => m.UsersScreen));
+const WizardScreen = lazyScreen(() => import('./wizard/wizard-screen.tsx').then((m) => m.WizardScreen));
 
 /** One screen of the signed-in interface; the header's menu and the router both read this table. */
 export interface ScreenRoute {
