@@ -4,9 +4,10 @@
  * again while writing it.
  */
 import { createHash } from 'node:crypto';
-import { constants, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { constants, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, lchown, lutimes, mkdir, open, symlink, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { freeFor } from '../core/disk.ts';
 import { AppError } from '../core/errors.ts';
 import {
   type ArchiveLimits,
@@ -150,14 +151,6 @@ function checkTarget(target: string): boolean {
     throw new AppError('conflict', `${target} must not exist yet or be an empty folder`, { params: { path: target } });
   }
   return true;
-}
-
-/** Bytes free for the target (its nearest existing folder): a restore never fills the disk. */
-function freeFor(target: string): { dir: string; free: number } {
-  let dir = target;
-  while (!existsSync(dir)) dir = dirname(dir);
-  const s = statfsSync(dir);
-  return { dir, free: s.bavail * s.bsize };
 }
 
 interface Pending {

@@ -51,6 +51,9 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   bus.setMaxListeners(0);
   const now = () => clock().toISOString();
 
+  /** An app is taken while a job works on it, or while the job over every app runs. */
+  const taken = (stack: string): boolean => slots.has(stack) || exclusive !== null;
+
   function busyError(stack: string): AppError {
     if (exclusive !== null) {
       return new AppError('slot_busy', `Kade is moving its folders; app '${stack}' can change once the move is done`, { params: { stack, job: exclusive } });
@@ -138,7 +141,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   }
 
   function begin(spec: JobSpec): { id: string; ctx: JobContext; masks: string[] } {
-    if (spec.stack !== null && (slots.has(spec.stack) || exclusive !== null)) throw busyError(spec.stack);
+    if (spec.stack !== null && taken(spec.stack)) throw busyError(spec.stack);
     const id = randomUUID();
     if (spec.stack !== null) slots.set(spec.stack, id);
     repo.insert({ id, kind: spec.kind, stack: spec.stack, state: 'running', startedAt: now(), user: spec.actor?.user ?? null, ip: spec.actor?.ip ?? null });
@@ -222,7 +225,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     runNow,
     get,
     list: (limit = 100) => repo.recent(limit),
-    busy: (stack: string) => slots.has(stack) || exclusive !== null,
+    busy: taken,
     readLog(id: string, offset: number) {
       const job = get(id);
       const lines = logs.read(id, offset);
@@ -231,7 +234,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     },
     /** Refuses with slot_busy while a job works on the app: a direct file change must not race it. */
     checkFree(stack: string): void {
-      if (slots.has(stack) || exclusive !== null) throw busyError(stack);
+      if (taken(stack)) throw busyError(stack);
     },
     /** Calls back whenever the job logs, progresses or ends; returns the unsubscribe. */
     watch(id: string, fn: () => void): () => void {

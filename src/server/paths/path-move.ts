@@ -1,11 +1,12 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { JobT } from '../../shared/api.ts';
-import { isInside, normalisePath, parentPath } from '../../shared/paths.ts';
+import { isInside, normalisePath } from '../../shared/paths.ts';
 import type { PathMoveT } from '../../shared/settings.ts';
 import type { PathKey } from '../../shared/settings-keys.ts';
 import { requireRole } from '../core/authorize.ts';
+import { bytesBelow, deviceOf, freeFor } from '../core/disk.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
@@ -19,30 +20,26 @@ import { stackNames } from '../stacks/listing.ts';
 import type { Snapshots } from '../stacks/snapshots.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
 import { ENV_FILE, META_FILE } from '../stacks/stack-files.ts';
-import { type Move, rewriteCompose, rewriteEnv, rewriteMeta } from './rewrite.ts';
-import { compareTrees, copyTree, treeBytes } from './tree.ts';
+import { rewriteCompose, rewriteEnv, rewriteMeta } from './rewrite.ts';
+import { compareTrees, copyTree } from './tree.ts';
 
 /** App names as the record holds them (checked again when read back after a crash). */
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const KEYS = ['LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const satisfies readonly PathKey[];
-type MoveKey = (typeof KEYS)[number];
-
-interface KeyedMove extends Move {
-  key: MoveKey;
-}
-
-/** What the job records before its first change, so a crash can be undone (or finished) at the next start. */
-interface MoveRecord {
-  moves: KeyedMove[];
+const MoveRecordSchema = z.object({
+  moves: z.array(z.object({ key: z.enum(KEYS), from: z.string().startsWith('/'), to: z.string().startsWith('/') })),
   /** Apps that ran before the move: started again wherever the move ends. */
-  running: string[];
+  running: z.array(z.string().regex(NAME)),
   /** Apps whose containers were removed to be made again from the new folders. */
-  downed: string[];
+  downed: z.array(z.string().regex(NAME)),
   /** Snapshots of apps whose files were rewritten in place (LIBRARY_DIR stays), by app. */
-  snapshots: Record<string, string>;
+  snapshots: z.record(z.string().regex(NAME), z.string()),
   /** `copying` until the new folders are saved as the settings; `switched` after. */
-  phase: 'copying' | 'switched';
-}
+  phase: z.enum(['copying', 'switched']),
+});
+/** What the job records before its first change, so a crash can be undone (or finished) at the next start. */
+type MoveRecord = z.infer<typeof MoveRecordSchema>;
+type KeyedMove = MoveRecord['moves'][number];
 
 export interface PathMoveDeps {
   settings: SettingsService;
@@ -60,21 +57,6 @@ export interface PathMoveDeps {
 }
 
 const isEmptyDir = (p: string) => lstatSync(p).isDirectory() && readdirSync(p).length === 0;
-
-/** The nearest folder that exists at or above a (maybe not yet existing) path. */
-function existingParent(path: string): string {
-  let p = path;
-  while (!existsSync(p) && p !== '/') p = parentPath(p);
-  return p;
-}
-
-/** The free bytes of the file system a (maybe not yet existing) folder would be on. */
-function freeBytesFor(path: string): number {
-  const s = statfsSync(existingParent(path));
-  return s.bavail * s.bsize;
-}
-
-const deviceOf = (path: string): number => Number(lstatSync(existingParent(path)).dev);
 
 /**
  * The path move (SPEC flows): apps stopped, folders copied, the copy verified, paths rewritten in compose,
@@ -100,14 +82,14 @@ export function createPathMove(d: PathMoveDeps) {
     }
     if (moves.length === 0) throw new AppError('validation', 'nothing to move: every folder given is the one in use', { fields: [...KEYS] });
 
-    const kade = [...KEYS.map((k) => now[k]), d.stateDir, now.BASE_DIR];
+    const kade = [...KEYS.map((k) => now[k]), d.stateDir];
     for (const m of moves) {
       const refuse = (why: string, code: 'validation' | 'conflict' = 'validation') => {
         throw new AppError(code, `${m.key}: ${m.to} ${why}`, { params: { field: m.key, path: m.to }, fields: [m.key] });
       };
       const c = d.settings.checkPath(actor, m.to, m.key);
       if (!c.ok) refuse(`cannot be used (${c.reason ?? 'not usable'})${c.fix ? `; fix: ${c.fix}` : ''}`);
-      if (kade.some((k) => k !== now.BASE_DIR && (isInside(m.to, k) || isInside(k, m.to)))) refuse("lies inside one of Kade's folders or holds one");
+      if (kade.some((k) => isInside(m.to, k) || isInside(k, m.to))) refuse("lies inside one of Kade's folders or holds one");
       if (moves.some((o) => o !== m && (isInside(m.to, o.to) || isInside(o.to, m.to)))) refuse('overlaps another new folder');
       if (existsSync(m.to) && !isEmptyDir(m.to)) refuse('is not empty: move into a new or empty folder', 'conflict');
     }
@@ -124,8 +106,8 @@ export function createPathMove(d: PathMoveDeps) {
     const needs = new Map<number, { bytes: number; free: number; where: string }>();
     for (const m of moves) {
       const dev = deviceOf(m.to);
-      const cur = needs.get(dev) ?? { bytes: 0, free: freeBytesFor(m.to), where: m.to };
-      cur.bytes += existsSync(m.from) ? treeBytes(m.from) : 0;
+      const cur = needs.get(dev) ?? { bytes: 0, free: freeFor(m.to).free, where: m.to };
+      cur.bytes += bytesBelow(m.from);
       needs.set(dev, cur);
     }
     for (const n of needs.values()) {
@@ -328,14 +310,6 @@ export function createPathMove(d: PathMoveDeps) {
     resolvers: { 'paths.move': resolver } as Record<string, Resolver>,
   };
 }
-
-const MoveRecordSchema = z.object({
-  moves: z.array(z.object({ key: z.enum(KEYS), from: z.string().startsWith('/'), to: z.string().startsWith('/') })),
-  running: z.array(z.string().regex(NAME)),
-  downed: z.array(z.string().regex(NAME)),
-  snapshots: z.record(z.string().regex(NAME), z.string()),
-  phase: z.enum(['copying', 'switched']),
-});
 
 function readRecord(detail: JobDetail): MoveRecord | null {
   if (typeof detail.path_move !== 'string') return null;

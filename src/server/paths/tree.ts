@@ -89,10 +89,3 @@ export async function compareTrees(from: string, to: string, limit = 10): Promis
   for (const rel of b.keys()) if (!a.has(rel)) say(`${rel} is in the copy but not in the original`);
   return diffs;
 }
-
-/** Bytes of the regular files below a folder (links not followed): what a copy needs on the other disk. */
-export function treeBytes(root: string): number {
-  let n = 0;
-  for (const e of walk(root).values()) n += e.size;
-  return n;
-}
