@@ -11,14 +11,15 @@ import type { JobT } from '../../shared/api.ts';
 import type { BackupT, DiskStateT } from '../../shared/backups.ts';
 import { BACKUP_ID } from '../../shared/backups.ts';
 import { requireRole } from '../core/authorize.ts';
-import { AppError, errorMessage, isAppError, notFound } from '../core/errors.ts';
+import { bytesBelow } from '../core/disk.ts';
+import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
-import { failpoint } from '../core/failpoint.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
-import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
+import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { Compression } from './archive.ts';
+import { createRestore } from './restore.ts';
 
 /** What the backups need of the apps (stacks/). */
 export interface BackupStacks {
@@ -80,18 +81,6 @@ export interface BackupsDeps {
   clock: () => Date;
 }
 
-/** What a restore moves where, recorded before the first move so a crash can be undone. */
-interface RestorePlan {
-  stack: string;
-  staging: string;
-  liveStack: string;
-  liveData: string;
-  asideStack: string;
-  asideData: string;
-  stackExisted: boolean;
-  dataExisted: boolean;
-}
-
 /** The archive's file name ending per compression; its metadata is the same name with `.json` added. */
 export const ARCHIVE_EXT: Record<Compression, string> = { gzip: '.tar.gz', zstd: '.tar.zst' };
 /** What a download is sent as. */
@@ -128,29 +117,6 @@ export function backupFiles(dir: string) {
       return kind ? name.slice(0, -`${ARCHIVE_EXT[kind]}.json`.length) : null;
     },
   };
-}
-
-/** Bytes below a folder (links not followed); unreadable parts count as nothing. */
-function sizeOf(path: string): number {
-  let total = 0;
-  const stack = [path];
-  while (stack.length > 0) {
-    const p = stack.pop() as string;
-    let st: ReturnType<typeof lstatSync>;
-    try {
-      st = lstatSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) {
-      try {
-        for (const n of readdirSync(p)) stack.push(join(p, n));
-      } catch {
-        // unreadable: the backup lists it as skipped
-      }
-    } else if (st.isFile()) total += st.size;
-  }
-  return total;
 }
 
 const GB = 1024 ** 3;
@@ -243,8 +209,8 @@ export function createBackupsService(d: BackupsDeps) {
 
   /** SPEC Limits: refused before writing when the backup would leave less than DISK_MIN_FREE_GB free. */
   function checkSpace(stack: string, stackDir: string): void {
-    const appdata = d.settings.appdata() ? sizeOf(join(d.settings.dataDir, stack)) : 0;
-    const needed = sizeOf(stackDir) + appdata;
+    const appdata = d.settings.appdata() ? bytesBelow(join(d.settings.dataDir, stack)) : 0;
+    const needed = bytesBelow(stackDir) + appdata;
     const state = disk();
     const keep = d.settings.minFreeGb() * GB;
     if (state.free - needed < keep) {
@@ -440,137 +406,7 @@ export function createBackupsService(d: BackupsDeps) {
     d.events.emit({ type: 'backup.deleted', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
   }
 
-  /**
-   * Restore: verified first; extracted into a new folder (hostile entries refused with nothing written); the app
-   * stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded. Any failure
-   * puts the moved-aside state back and starts it again.
-   */
-  function restore(actor: Actor, id: string): JobT {
-    requireRole(actor, 'operator', 'restoring a backup');
-    const b = get(id);
-    // A deleted app comes back from its backup: there is then nothing to move aside.
-    let loc: ReturnType<BackupStacks['locate']> | null;
-    try {
-      loc = d.stacks.locate(b.stack);
-    } catch (err) {
-      if (!isAppError(err) || err.code !== 'not_found') throw err;
-      loc = null;
-    }
-    if (loc?.adopted) {
-      throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
-        params: { stack: b.stack },
-      });
-    }
-    return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
-      const archive = filesOf(id).archive;
-      const check = await d.archive.verify(archive);
-      annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
-      if (!check.ok)
-        throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
-      ctx.log(`backup ${id} verified`);
-      const tag = randomBytes(4).toString('hex');
-      const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
-      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
-      const liveData = join(d.settings.dataDir, b.stack);
-      const plan: RestorePlan = {
-        stack: b.stack,
-        staging,
-        liveStack,
-        liveData,
-        asideStack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`),
-        asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
-        stackExisted: existsSync(liveStack),
-        dataExisted: existsSync(liveData),
-      };
-      // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
-      ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
-      await d.archive.extract(archive, staging);
-      ctx.log('archive extracted into a staging folder');
-      ctx.progress(0.2);
-      const restoredData = existsSync(join(staging, 'appdata'));
-      const oldProject = loc?.project ?? null;
-      try {
-        if (oldProject) {
-          ctx.log('stopping the app');
-          await d.compose.stop(oldProject, { onOutput: (t) => ctx.log(t) });
-        }
-        ctx.record({ phase: 'move' });
-        if (plan.stackExisted) renameSync(liveStack, plan.asideStack);
-        if (restoredData && plan.dataExisted) renameSync(liveData, plan.asideData);
-        failpoint('restore.aside');
-        renameSync(join(staging, 'stack'), liveStack);
-        if (restoredData) renameSync(join(staging, 'appdata'), liveData);
-        failpoint('restore.moved');
-        ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
-        const now = d.stacks.locate(b.stack);
-        if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
-        await d.stacks.up(now.project, ctx);
-        failpoint('restore.up');
-        ctx.progress(0.6);
-        const dumpsDir = join(staging, 'dumps');
-        if (existsSync(dumpsDir)) {
-          const dbs = await d.stacks.databases(b.stack);
-          for (const file of readdirSync(dumpsDir)) {
-            const service = file.replace(/\.sql$/, '');
-            const db = dbs.find((x) => x.service === service);
-            if (!db?.containerId)
-              throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
-            ctx.log(`loading the dump of '${service}' once the database answers`);
-            await db.load(createReadStream(join(dumpsDir, file)));
-            failpoint('restore.dump');
-            ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
-          }
-        }
-      } catch (err) {
-        ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
-        await putBack(plan, ctx);
-        d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
-        throw err;
-      }
-      ctx.record({ phase: 'done' });
-      for (const p of [plan.asideStack, plan.asideData, staging]) rmSync(p, { recursive: true, force: true });
-      d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
-    });
-  }
-
-  /**
-   * The state before a restore, from its plan alone (also after a crash): whatever runs from the restored folder
-   * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
-   * folder goes, and the app starts again.
-   */
-  async function putBack(plan: RestorePlan, ctx: JobContext): Promise<void> {
-    const now = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
-    if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
-    const back = (live: string, aside: string, existed: boolean) => {
-      if (existsSync(aside)) {
-        rmSync(live, { recursive: true, force: true });
-        renameSync(aside, live);
-      } else if (!existed) rmSync(live, { recursive: true, force: true });
-    };
-    back(plan.liveStack, plan.asideStack, plan.stackExisted);
-    back(plan.liveData, plan.asideData, plan.dataExisted);
-    rmSync(plan.staging, { recursive: true, force: true });
-    const again = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
-    if (again?.project) await d.stacks.up(again.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
-    ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
-  }
-
-  /** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
-  const restoreResolver: Resolver = async (_job, detail, ctx) => {
-    let plan: RestorePlan | null = null;
-    try {
-      plan = typeof detail.restore === 'string' ? (JSON.parse(detail.restore) as RestorePlan) : null;
-    } catch {
-      plan = null;
-    }
-    if (!plan || typeof plan.liveStack !== 'string') return 'the restore was cut off before it moved anything: nothing to roll back';
-    if (detail.phase === 'done') {
-      for (const p of [plan.asideStack, plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
-      return 'the restore had finished: its leftovers were removed';
-    }
-    await putBack(plan, ctx);
-    return 'the restore was cut off: the app’s folder and data were put back as they were before it';
-  };
+  const { restore, restoreResolver } = createRestore(d, { get, archiveOf: (id) => filesOf(id).archive, annotate });
 
   return { list, get, disk, create, backupFirst, verify, download, remove, restore, prune, run, resolvers: { 'backup.restore': restoreResolver } };
 }

@@ -1,0 +1,171 @@
+/**
+ * Restore of a backup (SPEC flows: restore): verified first; extracted into a new folder (hostile entries refused
+ * with nothing written); the app stopped, its folder and data moved aside, the archive's moved in, started, the
+ * dumps loaded. Any failure, or a crash (at the next start, restoreResolver), puts the moved-aside state back.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JobT } from '../../shared/api.ts';
+import type { BackupT } from '../../shared/backups.ts';
+import { requireRole } from '../core/authorize.ts';
+import { AppError, errorMessage, isAppError } from '../core/errors.ts';
+import type { Actor } from '../core/events.ts';
+import { failpoint } from '../core/failpoint.ts';
+import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
+import type { BackupStacks, BackupsDeps } from './backups.service.ts';
+
+/** What a restore moves where, recorded before the first move so a crash can be undone. */
+interface RestorePlan {
+  stack: string;
+  staging: string;
+  liveStack: string;
+  liveData: string;
+  asideStack: string;
+  asideData: string;
+  stackExisted: boolean;
+  dataExisted: boolean;
+}
+
+/** What the restore needs of the backups service: a backup, its archive, and a note in its metadata. */
+export interface RestoreLookup {
+  get(id: string): BackupT;
+  archiveOf(id: string): string;
+  annotate(id: string, fields: Record<string, unknown>): void;
+}
+
+export function createRestore(d: BackupsDeps, r: RestoreLookup) {
+  /**
+   * Restore: verified first; extracted into a new folder (hostile entries refused with nothing written); the app
+   * stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded. Any failure
+   * puts the moved-aside state back and starts it again.
+   */
+  function restore(actor: Actor, id: string): JobT {
+    requireRole(actor, 'operator', 'restoring a backup');
+    const b = r.get(id);
+    // A deleted app comes back from its backup: there is then nothing to move aside.
+    let loc: ReturnType<BackupStacks['locate']> | null;
+    try {
+      loc = d.stacks.locate(b.stack);
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'not_found') throw err;
+      loc = null;
+    }
+    if (loc?.adopted) {
+      throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
+        params: { stack: b.stack },
+      });
+    }
+    return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
+      const archive = r.archiveOf(id);
+      const check = await d.archive.verify(archive);
+      r.annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
+      if (!check.ok)
+        throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
+      ctx.log(`backup ${id} verified`);
+      const tag = randomBytes(4).toString('hex');
+      const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
+      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
+      const liveData = join(d.settings.dataDir, b.stack);
+      const plan: RestorePlan = {
+        stack: b.stack,
+        staging,
+        liveStack,
+        liveData,
+        asideStack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`),
+        asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
+        stackExisted: existsSync(liveStack),
+        dataExisted: existsSync(liveData),
+      };
+      // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
+      ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
+      await d.archive.extract(archive, staging);
+      ctx.log('archive extracted into a staging folder');
+      ctx.progress(0.2);
+      const restoredData = existsSync(join(staging, 'appdata'));
+      const oldProject = loc?.project ?? null;
+      try {
+        if (oldProject) {
+          ctx.log('stopping the app');
+          await d.compose.stop(oldProject, { onOutput: (t) => ctx.log(t) });
+        }
+        ctx.record({ phase: 'move' });
+        if (plan.stackExisted) renameSync(liveStack, plan.asideStack);
+        if (restoredData && plan.dataExisted) renameSync(liveData, plan.asideData);
+        failpoint('restore.aside');
+        renameSync(join(staging, 'stack'), liveStack);
+        if (restoredData) renameSync(join(staging, 'appdata'), liveData);
+        failpoint('restore.moved');
+        ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
+        const now = d.stacks.locate(b.stack);
+        if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
+        await d.stacks.up(now.project, ctx);
+        failpoint('restore.up');
+        ctx.progress(0.6);
+        const dumpsDir = join(staging, 'dumps');
+        if (existsSync(dumpsDir)) {
+          const dbs = await d.stacks.databases(b.stack);
+          for (const file of readdirSync(dumpsDir)) {
+            const service = file.replace(/\.sql$/, '');
+            const db = dbs.find((x) => x.service === service);
+            if (!db?.containerId)
+              throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
+            ctx.log(`loading the dump of '${service}' once the database answers`);
+            await db.load(createReadStream(join(dumpsDir, file)));
+            failpoint('restore.dump');
+            ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
+          }
+        }
+      } catch (err) {
+        ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
+        await putBack(plan, ctx);
+        d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
+        throw err;
+      }
+      ctx.record({ phase: 'done' });
+      for (const p of [plan.asideStack, plan.asideData, staging]) rmSync(p, { recursive: true, force: true });
+      d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
+    });
+  }
+
+  /**
+   * The state before a restore, from its plan alone (also after a crash): whatever runs from the restored folder
+   * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
+   * folder goes, and the app starts again.
+   */
+  async function putBack(plan: RestorePlan, ctx: JobContext): Promise<void> {
+    const now = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
+    const back = (live: string, aside: string, existed: boolean) => {
+      if (existsSync(aside)) {
+        rmSync(live, { recursive: true, force: true });
+        renameSync(aside, live);
+      } else if (!existed) rmSync(live, { recursive: true, force: true });
+    };
+    back(plan.liveStack, plan.asideStack, plan.stackExisted);
+    back(plan.liveData, plan.asideData, plan.dataExisted);
+    rmSync(plan.staging, { recursive: true, force: true });
+    const again = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    if (again?.project) await d.stacks.up(again.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+    ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
+  }
+
+  /** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
+  const restoreResolver: Resolver = async (_job, detail, ctx) => {
+    let plan: RestorePlan | null = null;
+    try {
+      plan = typeof detail.restore === 'string' ? (JSON.parse(detail.restore) as RestorePlan) : null;
+    } catch {
+      plan = null;
+    }
+    if (!plan || typeof plan.liveStack !== 'string') return 'the restore was cut off before it moved anything: nothing to roll back';
+    if (detail.phase === 'done') {
+      for (const p of [plan.asideStack, plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
+      return 'the restore had finished: its leftovers were removed';
+    }
+    await putBack(plan, ctx);
+    return 'the restore was cut off: the app’s folder and data were put back as they were before it';
+  };
+
+  return { restore, restoreResolver };
+}
