@@ -1,18 +1,16 @@
 import { useState } from 'preact/hooks';
 import type { JobT } from '../../../shared/api.ts';
-import type { PathMoveT, SettingsT } from '../../../shared/settings.ts';
-import { request } from '../../api.ts';
+import type { SettingsT } from '../../../shared/settings.ts';
 import { Confirm } from '../../components/confirm.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { t } from '../../i18n.ts';
+import { movePaths } from './settings-api.ts';
 
 const MOVABLE = ['LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const;
 
 /** The saved folders Kade does not work in yet: what a move would carry over. */
 export const pendingMoves = (s: SettingsT) => MOVABLE.filter((k) => s[k] !== s.paths_in_use[k]).map((k) => ({ key: k, from: s.paths_in_use[k], to: s[k] }));
-
-const movePaths = (body: PathMoveT): Promise<{ job: JobT }> => request('POST', '/api/paths/move', body);
 
 /**
  * When saved folders differ from the ones in use: "Move now" carries the apps, their data and the backups

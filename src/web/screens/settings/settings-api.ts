@@ -1,9 +1,11 @@
 import type { JobT, RepoT } from '../../../shared/api.ts';
-import type { PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT, WizardStateT } from '../../../shared/settings.ts';
+import type { PathCheckKey, PathCheckT, PathMoveT, SettingsT, SettingsUpdateT, WizardStateT } from '../../../shared/settings.ts';
 import { request } from '../../api.ts';
 
 export const getSettings = (): Promise<SettingsT> => request<SettingsT>('GET', '/api/settings');
 export const saveSettings = (body: SettingsUpdateT): Promise<SettingsT> => request<SettingsT>('PUT', '/api/settings', body);
+/** The path move: a job (apps stopped, folders copied and verified, apps started there, Kade restarted in place). */
+export const movePaths = (body: PathMoveT): Promise<{ job: JobT }> => request('POST', '/api/paths/move', body);
 
 export function checkPath(path: string, key?: PathCheckKey): Promise<PathCheckT> {
   const q = new URLSearchParams({ path });
