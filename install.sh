@@ -515,7 +515,7 @@ install_engine() {
   missing=$1
   if is_debian_like; then
     pkgs=''
-    case $missing in *docker*) pkgs='docker.io' ;; esac
+    case $missing in docker*) pkgs=' docker.io' ;; esac
     case $missing in *compose*) pkgs="$pkgs $(apt_compose_package)" ;; esac
     say "Missing: $missing."
     if [ "$DRY_RUN" = 1 ]; then
@@ -576,7 +576,8 @@ check_system() {
 
 # compose ARGS...: compose in the install directory, where it reads compose.yaml and .env.
 compose() {
-  show "${COMPOSE#as_root }" "$@"
+  # shellcheck disable=SC2086 # "docker compose" is two words
+  show ${COMPOSE#as_root } "$@"
   [ "$DRY_RUN" = 1 ] && return 0
   (cd "$DIR" && $COMPOSE -f compose.yaml "$@")
 }
