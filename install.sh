@@ -423,7 +423,7 @@ curl_get() {
 
 # fetch_archive URL TARGET: unpacks the archive's single top folder into TARGET.
 fetch_archive() {
-  show curl -fsSL "$1" '|' tar -xz -C "$2"
+  say "+ curl -fsSL $1 | tar -xz -C $2"
   [ "$DRY_RUN" = 0 ] || return 0
   make_work
   curl_get -o "$WORK/source.tar.gz" "$1" || die "cannot download $1 (curl failed; check the address, --branch and --token)"
@@ -813,7 +813,7 @@ build_or_pull() {
 }
 
 start_service() {
-  compose up -d --remove-orphans
+  compose up -d --remove-orphans "$@"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -885,7 +885,7 @@ update_source() {
     setup_token "$src"
     url=$(archive_url "$src" "$BRANCH")
     PREV="$DIR.previous"
-    show curl "$url" '(replacing the tree; .env stays)'
+    say "Fetching the archive $url (the tree is replaced; .env stays)"
     [ "$DRY_RUN" = 1 ] && return 0
     rm -rf "$DIR.next" "$PREV"
     fetch_archive "$url" "$DIR.next"
@@ -906,7 +906,7 @@ rollback() {
     rm -rf "$DIR.failed"
     mv "$DIR" "$DIR.failed" && mv "$PREV" "$DIR" && rm -rf "$DIR.failed"
   fi
-  if build_or_pull && start_service && wait_healthy "$(reach_host "$BIND")" "$PORT"; then
+  if build_or_pull && start_service --force-recreate && wait_healthy "$(reach_host "$BIND")" "$PORT"; then
     printf 'error: the update failed; Kade was rolled back to the previous version and runs again\n' >&2
   else
     printf 'error: the update failed and the previous version did not come back either; see: cd %s && %s logs\n' "$DIR" "${COMPOSE#as_root }" >&2
@@ -928,7 +928,8 @@ do_update() {
   update_source
   if [ "$BRANCH" != "$CUR_BRANCH" ]; then write_env; fi
   build_or_pull || rollback 'the update could not be built or pulled'
-  start_service || rollback 'the updated Kade did not start'
+  # Restarted even when the image stayed the same: the update promises a fresh start.
+  start_service --force-recreate || rollback 'the updated Kade did not start'
   wait_healthy "$(reach_host "$BIND")" "$PORT" || rollback "the updated Kade did not answer on http://$(reach_host "$BIND"):$PORT/healthz"
   if [ -d "$PREV" ] && [ "$PREV" = "$DIR.previous" ]; then rm -rf "$PREV"; fi
   [ "$DRY_RUN" = 0 ] || {
@@ -1003,7 +1004,7 @@ do_uninstall() {
   esac
   if [ "$PURGE" = 1 ]; then
     for v in $volumes; do
-      if ask "Remove the data volume $v (Kade's database, users and settings)?"; then run $DOCKER volume rm "$v" >/dev/null && volumes=$(printf '%s\n' "$volumes" | grep -vx "$v" || true); fi
+      if ask "Remove the data volume $v (Kade's database, users and settings)?"; then run $DOCKER volume rm "$v" && volumes=$(printf '%s\n' "$volumes" | grep -vx "$v" || true); fi
     done
     if [ -n "$CUR_BASE_DIR" ] && [ -d "$CUR_BASE_DIR" ]; then
       if ask "Remove the data directory $CUR_BASE_DIR (every app, its data and the backups)?"; then
