@@ -579,7 +579,8 @@ compose() {
   # shellcheck disable=SC2086 # "docker compose" is two words
   show ${COMPOSE#as_root } "$@"
   [ "$DRY_RUN" = 1 ] && return 0
-  (cd "$DIR" && $COMPOSE -f compose.yaml "$@")
+  # The project name from .env, given explicitly: a COMPOSE_PROJECT_NAME in the caller's environment must not win.
+  (cd "$DIR" && $COMPOSE -p "$PROJECT" -f compose.yaml "$@")
 }
 
 # ---------------------------------------------------------------------------------------------
