@@ -21,8 +21,10 @@ import type { Logger } from './core/logger.ts';
 import { openDb } from './db/db.ts';
 import { sealStoredSecrets } from './db/seal-stored.ts';
 import { openSecretBox } from './db/secret-box.ts';
+import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
+import { createFleet } from './engine/fleet.ts';
 import { createHostService } from './host/host.service.ts';
 import { cachedProbe, createHostProbe } from './host/host-probe.ts';
 import { createHttpApp } from './http/app.ts';
@@ -103,6 +105,12 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   ]);
 
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
+  // The app list answers from a model of the containers the engine's events keep current; Kade's own changes
+  // (a job ended, any domain event such as a container operation) make the next list ask the engine first.
+  const fleet = createFleet({ engine, logger });
+  jobs.onEnd(() => fleet.invalidate());
+  events.subscribe(() => fleet.invalidate());
+  fleet.start();
   const { auth, users } = createAuthModule({ db, box, events, clock, ssoConfig: sso.read });
   const catalogue = createCatalogueService({
     repos: createReposRepo(db, box),
@@ -155,6 +163,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     timezone: () => settings.timezone(),
     allowPrivileged: () => settings.allowPrivileged(),
     engine,
+    fleet,
     compose,
     jobs,
     catalogue,
@@ -232,6 +241,19 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
   const containers = createContainersService({ dirs: stacks.dirs, engine, events, ownContainerId });
   const host = createHostService({ engine, probe });
+  const doctor = createDoctor({
+    engine,
+    compose,
+    paths: folders,
+    storedPaths: () => settings.storedPaths(),
+    rules: { mountedBase: config.baseDir, engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : undefined, uid: config.uid },
+    svcUid: config.uid,
+    svcGid: config.gid,
+    processUid: process.getuid?.() ?? null,
+    ownContainerId,
+    probeImage: config.probeImage,
+    storeApps: () => catalogue.apps().length,
+  });
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const app = createHttpApp(
@@ -254,6 +276,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       backups,
       updates,
       imageTags,
+      doctor,
     },
     {
       logger,
@@ -272,6 +295,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     openLogStreams: containers.openLogStreams,
     notifications,
     async close() {
+      fleet.stop();
       stackUpdates.stop();
       await notifications.stop();
       backups.stopSchedule();

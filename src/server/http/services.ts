@@ -4,6 +4,7 @@ import type { UsersService } from '../auth/users.service.ts';
 import type { BackupsModule } from '../backups/backups-module.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import type { ContainersService } from '../containers/containers.service.ts';
+import type { DoctorService } from '../doctor/doctor.service.ts';
 import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { HostService } from '../host/host.service.ts';
@@ -37,4 +38,5 @@ export interface Services {
   backups: BackupsModule;
   updates: UpdatesService;
   imageTags: ImageTagLookup;
+  doctor: DoctorService;
 }

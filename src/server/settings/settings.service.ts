@@ -206,6 +206,8 @@ export function createSettingsService(d: SettingsDeps) {
       networkUsers = fn;
     },
     pathsInUse: (): Readonly<Record<PathKey, string>> => pathsInUse,
+    /** The folders as stored (the doctor compares them with those in use). */
+    storedPaths: (): Readonly<Record<PathKey, string>> => state().paths,
     auth: (): AuthSettingsT => state().auth,
     /** A write-only value for the module that uses it (notifications, self-update); null when not set. */
     secret: (key: SecretKey): string | null => state().secrets[key],

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { Health } from '../../../shared/api.ts';
+import { DoctorReport } from '../../../shared/doctor.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { AppEnv } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
@@ -29,7 +30,16 @@ const engineCheck = defineRoute('viewer', {
   responses: { 200: json(EngineCheck), ...PROBLEMS },
 });
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose'>): void {
+const doctor = defineRoute('admin', {
+  method: 'get',
+  path: '/api/doctor',
+  tags: ['system'],
+  summary: "What is wrong with Kade's installation and the command that fixes each finding (install.sh --doctor asks the same)",
+  responses: { 200: json(DoctorReport), ...PROBLEMS },
+});
+
+export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose' | 'doctor'>): void {
+  app.openapi(doctor, async (c) => c.json(await services.doctor.run(), 200));
   app.openapi(health, (c) => c.json({ status: 'ok' as const, version }, 200));
   app.openapi(engineCheck, async (c) => {
     const [info, compose] = await Promise.allSettled([services.engine.ping(), services.compose.variant()]);

@@ -1,0 +1,233 @@
+import type Docker from 'dockerode';
+import type { DoctorCheckT, DoctorReportT } from '../../shared/doctor.ts';
+import type { PathKey } from '../../shared/settings-keys.ts';
+import { freeFor } from '../core/disk.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Compose } from '../engine/compose.ts';
+import type { Engine } from '../engine/engine.ts';
+import { checkPath, type PathRules, pathRefusal } from '../settings/path-check.ts';
+import { readHostView } from './host-view.ts';
+import { type BindMount, compareFolder, foldersToCompare, hostPathOf, seenHere } from './mounts.ts';
+import { repr } from './repr.ts';
+import { stackVerdicts, verdictLine } from './stack-verdicts.ts';
+
+/** Below this many free bytes a folder's file system is a warning. */
+export const LOW_DISK_BYTES = 2 * 1024 ** 3;
+
+export interface DoctorDeps {
+  engine: Engine & { docker: Docker };
+  compose: Compose;
+  /** The folders this process uses (the stored settings where usable, else the boot configuration). */
+  paths: Readonly<Record<PathKey, string>>;
+  /** The folders as the settings store them (they differ from those in use when a stored one could not be used at start). */
+  storedPaths?: () => Readonly<Record<PathKey, string>>;
+  rules: PathRules;
+  /** SVC_UID and SVC_GID from the environment, or null when unset. */
+  svcUid: number | null;
+  svcGid: number | null;
+  /** The uid this process runs as (null where there are none). */
+  processUid: number | null;
+  /** Kade's own container id (or prefix); null outside a container. */
+  ownContainerId: string | null;
+  probeImage: string;
+  /** The number of apps in the store cache (every template repo's index). */
+  storeApps: () => number;
+  lowDiskBytes?: number;
+  probeLabels?: Record<string, string>;
+}
+
+export type DoctorPart = 'engine' | 'container' | 'mounts' | 'account' | 'disk' | 'paths' | 'stacks' | 'store';
+export const DOCTOR_PARTS: readonly DoctorPart[] = ['engine', 'container', 'mounts', 'account', 'disk', 'paths', 'stacks', 'store'];
+
+const WORKDIR_LABEL = 'com.docker.compose.project.working_dir';
+
+interface Own {
+  check: DoctorCheckT;
+  mounts: BindMount[];
+  workdir: string | null;
+}
+
+const gib = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GiB`;
+const quoteSh = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The checks Kade can make from inside: engine, own container, BASE_DIR mounts, account, space, folders, apps, store. */
+export function createDoctor(d: DoctorDeps) {
+  async function engineCheck(): Promise<DoctorCheckT> {
+    const [info, compose] = await Promise.allSettled([d.engine.ping(), d.compose.variant()]);
+    if (info.status === 'rejected')
+      return {
+        id: 'engine',
+        status: 'error',
+        message: `the container engine does not answer: ${errorMessage(info.reason)}`,
+        fix: 'sudo systemctl start docker',
+      };
+    if (compose.status === 'rejected')
+      return {
+        id: 'engine',
+        status: 'error',
+        message: `engine ${info.value.version} answers, but no compose was found: ${errorMessage(compose.reason)}`,
+        fix: 'sudo apt-get install docker-compose-plugin',
+      };
+    return { id: 'engine', status: 'ok', message: `engine ${info.value.version} (API ${info.value.apiVersion}), compose ${compose.value}`, fix: null };
+  }
+
+  async function ownContainer(): Promise<Own> {
+    if (!d.ownContainerId)
+      return {
+        check: { id: 'own_container', status: 'ok', message: 'Kade does not run in a container (started from a checkout)', fix: null },
+        mounts: [],
+        workdir: null,
+      };
+    try {
+      const c = (await d.engine.inspectContainer(d.ownContainerId)) as {
+        Name?: string;
+        State?: { Status?: string; Health?: { Status?: string } };
+        Mounts?: { Type?: string; Source?: string; Destination?: string }[];
+        Config?: { Labels?: Record<string, string> };
+      };
+      const mounts = (c.Mounts ?? [])
+        .filter((m) => m.Type === 'bind' && m.Source && m.Destination)
+        .map((m) => ({ source: m.Source as string, destination: m.Destination as string }));
+      const name = (c.Name ?? d.ownContainerId).replace(/^\//, '');
+      const health = c.State?.Health?.Status;
+      const status = health === 'unhealthy' ? 'warn' : 'ok';
+      return {
+        check: {
+          id: 'own_container',
+          status,
+          message: `own container ${repr(name)}: ${c.State?.Status ?? 'unknown'}${health ? `, ${health}` : ''}`,
+          fix: null,
+        },
+        mounts,
+        workdir: c.Config?.Labels?.[WORKDIR_LABEL] ?? null,
+      };
+    } catch (err) {
+      return {
+        check: { id: 'own_container', status: 'warn', message: `own container ${d.ownContainerId} not found on the engine: ${errorMessage(err)}`, fix: null },
+        mounts: [],
+        workdir: null,
+      };
+    }
+  }
+
+  async function mountChecks(own: Own): Promise<DoctorCheckT[]> {
+    const recreate = `${own.workdir ? `cd ${quoteSh(own.workdir)} && ` : ''}docker compose up -d --force-recreate`;
+    const folders = foldersToCompare(d.paths.BASE_DIR, [d.paths.LIBRARY_DIR, d.paths.DATA_DIR, d.paths.BACKUP_DIR], own.mounts);
+    const hostPaths = folders.map((f) => hostPathOf(f, own.mounts));
+    const view = await readHostView(d.engine.docker, {
+      image: d.probeImage,
+      user: `${d.rules.uid}:${d.svcGid ?? d.rules.uid}`,
+      paths: [...new Set(hostPaths)],
+      ...(d.probeLabels ? { labels: d.probeLabels } : {}),
+    });
+    return folders.map((f, i) => {
+      const hp = hostPaths[i] as string;
+      const outside = view.ok ? (view.seen.get(hp) ?? null) : null;
+      return compareFolder(f, hp, seenHere(f), outside, recreate, view.ok ? undefined : view.message);
+    });
+  }
+
+  function account(): DoctorCheckT {
+    if (d.processUid === null) return { id: 'account', status: 'ok', message: 'no user ids on this system', fix: null };
+    if (d.svcUid === null)
+      return { id: 'account', status: 'warn', message: `SVC_UID is not set; Kade runs as uid ${d.processUid}`, fix: `SVC_UID=${d.processUid}` };
+    if (d.svcUid !== d.processUid)
+      return {
+        id: 'account',
+        status: 'error',
+        message: `SVC_UID is ${d.svcUid} but Kade runs as uid ${d.processUid}: files Kade writes belong to the wrong account`,
+        fix: `SVC_UID=${d.processUid}`,
+      };
+    return { id: 'account', status: 'ok', message: `Kade runs as uid ${d.processUid}, as SVC_UID says`, fix: null };
+  }
+
+  function disk(): DoctorCheckT[] {
+    const low = d.lowDiskBytes ?? LOW_DISK_BYTES;
+    const seen = new Set<string>();
+    const out: DoctorCheckT[] = [];
+    for (const key of ['BASE_DIR', 'DATA_DIR'] as const) {
+      try {
+        const { dir, free } = freeFor(d.paths[key]);
+        if (seen.has(`${dir}`)) continue;
+        seen.add(dir);
+        const ok = free >= low;
+        out.push({
+          id: `disk:${key}`,
+          status: ok ? 'ok' : 'warn',
+          message: `${key} ${repr(d.paths[key])}: ${gib(free)} free${ok ? '' : ` (below ${gib(low)})`}`,
+          fix: ok ? null : `df -h ${quoteSh(dir)}  # make room: docker system prune, or remove old backups`,
+        });
+      } catch (err) {
+        out.push({ id: `disk:${key}`, status: 'warn', message: `${key} ${repr(d.paths[key])}: free space unknown: ${errorMessage(err)}`, fix: null });
+      }
+    }
+    return out;
+  }
+
+  function pathChecks(): DoctorCheckT[] {
+    const storedPaths = d.storedPaths?.();
+    return (['BASE_DIR', 'LIBRARY_DIR', 'DATA_DIR', 'BACKUP_DIR'] as const).map((key) => {
+      const inUse = d.paths[key];
+      const stored = storedPaths?.[key];
+      const c = checkPath(inUse, key, d.rules);
+      const id = `paths:${key}`;
+      if (!c.ok) return { id, status: 'error' as const, message: pathRefusal(key, c, d.rules.uid, []).message, fix: c.fix };
+      if (stored !== undefined && stored !== inUse)
+        return {
+          id,
+          status: 'warn' as const,
+          message: `${key} in use is ${repr(inUse)}, but the settings say ${repr(stored)}, which Kade could not use at its start`,
+          fix: checkPath(stored, key, d.rules).fix,
+        };
+      return { id, status: 'ok' as const, message: `${key} in use: ${repr(inUse)}`, fix: null };
+    });
+  }
+
+  function stacks(): DoctorCheckT {
+    const lib = d.paths.LIBRARY_DIR;
+    const verdicts = stackVerdicts(lib);
+    const apps = verdicts.filter((v) => v.counts).length;
+    const odd = verdicts.filter((v) => !v.counts || v.noCompose).length;
+    return {
+      id: 'stacks',
+      status: odd > 0 ? 'warn' : 'ok',
+      message: `LIBRARY_DIR ${repr(lib)}: ${apps} ${apps === 1 ? 'app' : 'apps'} among ${verdicts.length} ${verdicts.length === 1 ? 'entry' : 'entries'}${odd > 0 ? `; ${odd} not (fully) an app` : ''}; DATA_DIR ${repr(d.paths.DATA_DIR)}`,
+      fix: null,
+      details: verdicts.map(verdictLine),
+    };
+  }
+
+  function store(): DoctorCheckT {
+    try {
+      const n = d.storeApps();
+      return {
+        id: 'store',
+        status: n > 0 ? 'ok' : 'warn',
+        message: `${n} ${n === 1 ? 'app' : 'apps'} in the store cache`,
+        fix: n > 0 ? null : 'add a template repository under Repositories, or sync the ones there',
+      };
+    } catch (err) {
+      return { id: 'store', status: 'warn', message: `the store cache could not be read: ${errorMessage(err)}`, fix: null };
+    }
+  }
+
+  return {
+    /** Every check (or those of `parts`); never throws: a failure is a check. */
+    async run(parts: readonly DoctorPart[] = DOCTOR_PARTS): Promise<DoctorReportT> {
+      const want = new Set(parts);
+      const checks: DoctorCheckT[] = [];
+      if (want.has('engine')) checks.push(await engineCheck());
+      const own = want.has('container') || want.has('mounts') ? await ownContainer() : null;
+      if (own && want.has('container')) checks.push(own.check);
+      if (own && want.has('mounts')) checks.push(...(await mountChecks(own)));
+      if (want.has('account')) checks.push(account());
+      if (want.has('disk')) checks.push(...disk());
+      if (want.has('paths')) checks.push(...pathChecks());
+      if (want.has('stacks')) checks.push(stacks());
+      if (want.has('store')) checks.push(store());
+      return { ok: checks.every((c) => c.status !== 'error'), checks };
+    },
+  };
+}
+
+export type DoctorService = ReturnType<typeof createDoctor>;
