@@ -113,11 +113,8 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
       return { version: v.Version, apiVersion: v.ApiVersion };
     },
     async listContainers(opts = {}) {
-      const filters = opts.project
-        ? { label: [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] }
-        : opts.composeOnly
-          ? { label: [COMPOSE_PROJECT_LABEL] }
-          : undefined;
+      const label = opts.project ? [`${COMPOSE_PROJECT_LABEL}=${opts.project}`] : opts.composeOnly ? [COMPOSE_PROJECT_LABEL] : null;
+      const filters = label || opts.ids ? { ...(label ? { label } : {}), ...(opts.ids ? { id: opts.ids } : {}) } : undefined;
       const list = await call(() => docker.listContainers({ all: true, ...(filters ? { filters } : {}), ...reading() }));
       return list.map(summarise);
     },

@@ -75,9 +75,9 @@ export interface Engine {
   ping(): Promise<EngineInfo>;
   /**
    * One listing of every container; `composeOnly` filters on the compose project label in the
-   * engine, `project` on one project's label value.
+   * engine, `project` on one project's label value, `ids` to just these containers (full ids).
    */
-  listContainers(opts?: { composeOnly?: boolean; project?: string }): Promise<ContainerSummary[]>;
+  listContainers(opts?: { composeOnly?: boolean; project?: string; ids?: string[] }): Promise<ContainerSummary[]>;
   inspectContainer(id: string): Promise<Record<string, unknown>>;
   /** An image by id or reference; null when the engine does not have it. */
   inspectImage(ref: string): Promise<ImageSummary | null>;

@@ -49,6 +49,8 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   const running = new Set<Promise<void>>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
+  /** Called once for every job that ends (the container model: a job's changes must show at once). */
+  const endListeners = new Set<() => void>();
   const now = () => clock().toISOString();
 
   /** An app is taken while a job works on it, or while the job over every app runs. */
@@ -102,6 +104,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     }
     if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
     if (exclusive === id) exclusive = null;
+    for (const fn of endListeners) fn();
     bus.emit(id);
     if (state === 'failed')
       events.emit({
@@ -235,6 +238,11 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     /** Refuses with slot_busy while a job works on the app: a direct file change must not race it. */
     checkFree(stack: string): void {
       if (taken(stack)) throw busyError(stack);
+    },
+    /** Calls back whenever any job ends (before its waiters hear of it); returns the unsubscribe. */
+    onEnd(fn: () => void): () => void {
+      endListeners.add(fn);
+      return () => endListeners.delete(fn);
     },
     /** Calls back whenever the job logs, progresses or ends; returns the unsubscribe. */
     watch(id: string, fn: () => void): () => void {

@@ -11,6 +11,7 @@ import { failpoint } from '../core/failpoint.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { Fleet } from '../engine/fleet.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { SubnetPool } from '../networks/subnet-pool.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
@@ -64,6 +65,8 @@ export interface StacksDeps {
   networks?: NetworksPort;
   /** Kade's own address pool for the apps' project networks; without it the engine's default pools are used. */
   subnets?: SubnetPool;
+  /** The containers of compose projects kept current by the engine's events (engine/fleet.ts); without it every list asks the engine. */
+  fleet?: Pick<Fleet, 'list'>;
   /** A backup inside another job of the app (delete with backup=1); a failure is the backup's to log, the job goes on. */
   backupFirst?: (stack: string, reason: string, ctx: JobContext, actor: Actor) => Promise<void>;
 }
@@ -80,7 +83,7 @@ export type StackOp = 'start' | 'stop' | 'restart';
 
 /** Installed apps: their folders under LIBRARY_DIR are the truth; the engine says how they run. */
 export function createStacksService(d: StacksDeps) {
-  const listing = sharedListing(d.engine);
+  const listing = d.fleet ? d.fleet.list : sharedListing(d.engine);
   const dirs = createStackDirs(d.libraryDir, d.stateDir);
   const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock);
   const dirOf = (name: string) => join(d.libraryDir, name);

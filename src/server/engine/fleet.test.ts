@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../core/logger.ts';
+import type { ContainerSummary, Engine } from './engine.ts';
+import { createFakeEvents } from './fake-events.ts';
+import { createFleet } from './fleet.ts';
+
+const logger = createLogger('silent');
+
+const container = (id: string, state: string): ContainerSummary => ({
+  id,
+  name: id,
+  image: 'busybox',
+  state,
+  status: state,
+  health: null,
+  ports: [],
+  labels: { 'com.docker.compose.project': 'app' },
+  project: 'app',
+  service: id,
+  workingDir: null,
+  created: 0,
+});
+
+/** An engine whose containers the test changes; counts the listings Kade asks for. */
+function fakeEngine() {
+  const events = createFakeEvents();
+  const containers = new Map<string, ContainerSummary>();
+  const calls: string[] = [];
+  const engine: Pick<Engine, 'listContainers' | 'containerEvents'> = {
+    containerEvents: (opts) => events.containerEvents(opts),
+    async listContainers(opts = {}) {
+      calls.push(opts.ids ? `ids:${opts.ids.join(',')}` : 'all');
+      if (down) throw new Error('connect ECONNREFUSED');
+      return [...containers.values()].filter((c) => !opts.ids || opts.ids.includes(c.id)).map((c) => ({ ...c }));
+    },
+  };
+  let down = false;
+  return {
+    engine,
+    events,
+    containers,
+    calls,
+    setDown(on: boolean) {
+      down = on;
+      events.down(on);
+    },
+  };
+}
+
+async function until(what: string, ok: () => Promise<boolean> | boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+const states = async (fleet: { list(): Promise<ContainerSummary[]> }) =>
+  (await fleet.list())
+    .map((c) => `${c.id}:${c.state}`)
+    .sort()
+    .join(' ');
+
+test('once filled, the model answers lists without asking the engine, and an event updates just that container', async () => {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  f.containers.set('b', container('b', 'exited'));
+  const fleet = createFleet({ engine: f.engine, logger, batchMs: 1 });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    const before = f.calls.length;
+    for (let i = 0; i < 20; i++) assert.equal(await states(fleet), 'a:running b:exited');
+    assert.equal(f.calls.length, before, 'no listing for answers from the model');
+
+    f.containers.set('b', container('b', 'running'));
+    f.events.push({ action: 'start', name: 'b', id: 'b' });
+    await until('the start of b shows', async () => (await states(fleet)) === 'a:running b:running');
+    assert.deepEqual(f.calls.slice(before), ['ids:b']);
+
+    f.containers.delete('a');
+    f.events.push({ action: 'destroy', name: 'a', id: 'a' });
+    await until('a is gone', async () => (await states(fleet)) === 'b:running');
+  } finally {
+    fleet.stop();
+  }
+});
+
+test('while the event stream is down every list asks the engine; after the reconnect the model is listed anew', async () => {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  const fleet = createFleet({ engine: f.engine, logger, batchMs: 1, backoff: { firstMs: 5, maxMs: 20 } });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    f.events.cut();
+    f.events.down(true);
+    await until('the model is dropped', () => !fleet.current());
+    // A change while the stream is down, with no event for it: a live listing sees it.
+    f.containers.set('a', container('a', 'exited'));
+    const before = f.calls.length;
+    assert.equal(await states(fleet), 'a:exited');
+    assert.equal(f.calls.length, before + 1, 'one live listing');
+
+    f.events.down(false);
+    await until('the model is filled again', () => fleet.current());
+    f.containers.set('c', container('c', 'running'));
+    f.events.push({ action: 'create', name: 'c', id: 'c' });
+    await until('c shows', async () => (await states(fleet)) === 'a:exited c:running');
+  } finally {
+    fleet.stop();
+  }
+});
+
+test("invalidate (Kade's own change) makes the next list wait for a full listing", async () => {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  const fleet = createFleet({ engine: f.engine, logger });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    // Changed without an event having arrived yet: Kade's own job just stopped it.
+    f.containers.set('a', container('a', 'exited'));
+    assert.equal(await states(fleet), 'a:running', 'the model has not heard of it');
+    fleet.invalidate();
+    assert.equal(await states(fleet), 'a:exited');
+    assert.equal(fleet.current(), true);
+  } finally {
+    fleet.stop();
+  }
+});
+
+test('an engine that cannot be reached fails the list as a live listing would', async () => {
+  const f = fakeEngine();
+  f.setDown(true);
+  const fleet = createFleet({ engine: f.engine, logger, backoff: { firstMs: 5, maxMs: 20 } });
+  fleet.start();
+  try {
+    await assert.rejects(fleet.list(), /ECONNREFUSED/);
+  } finally {
+    fleet.stop();
+  }
+});
