@@ -39,7 +39,7 @@ const DURATION_S = args.duration ? positive('duration', args.duration) : QUICK ?
 const IN_FLIGHT = [1, 8, 64] as const;
 const PREFIX = 'kadetest-bench-';
 // One pre-created external network: the engine's address pools run out near 30 networks.
-const NETWORK = 'kadetest-bench-net';
+const NETWORK = `kadetest-bench-net-${process.pid}`;
 const IMAGE = 'kade-test/busybox:1';
 const PASSWORD = 'correct-horse-battery';
 
@@ -91,10 +91,24 @@ const META = JSON.stringify({
   installed_at: new Date().toISOString(),
 });
 
+/** Set by the cleanup: no new container is made once it started. */
+let aborting = false;
+/** The fleet being made now: the cleanup waits for it, as removing a container the engine is still starting can leave a stale endpoint on the network. */
+let deploying: Promise<unknown> | null = null;
+
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
+  // The first failure stops every worker, so nothing is created after the cleanup listed what to remove.
   const worker = async () => {
-    while (next < items.length) await fn(items[next++] as T);
+    while (next < items.length && !failed && !aborting) {
+      try {
+        await fn(items[next++] as T);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
@@ -140,6 +154,44 @@ async function deploy(libraryDir: string, from: number, to: number): Promise<{ s
     if (j.start) await c.start();
   });
   return { seconds: (performance.now() - t0) / 1000, containers: jobs.length };
+}
+
+/**
+ * The fleet's network, with a /20 of its own: a pool's default /24 runs out of addresses at 254 running
+ * containers. A network an interrupted run left (the engine may keep stale endpoints) may hold a block: the next one is tried.
+ */
+async function createNetwork(): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await docker.createNetwork({
+        Name: NETWORK,
+        Driver: 'bridge',
+        Labels: { 'kade.test': '1' },
+        IPAM: { Driver: 'default', Config: [{ Subnet: `10.214.${240 - 16 * i}.0/20` }] },
+      });
+      return;
+    } catch (err) {
+      if (i >= 5) throw err;
+    }
+  }
+}
+
+/** Removes the network; a container still being created when a run failed may hold it a moment longer. */
+async function removeNetwork(): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await docker.getNetwork(NETWORK).remove();
+      return;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return;
+      if (i >= 5) {
+        out(`could not remove network ${NETWORK}: ${String(err)}`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      await removeFleet();
+    }
+  }
 }
 
 async function benchContainers(): Promise<Docker.ContainerInfo[]> {
@@ -354,7 +406,8 @@ interface FleetResult {
 
 async function runFleet(apps: number, baseDir: string, deployed: number, proxy: SocketProxy, apiVersion: string): Promise<FleetResult> {
   const libraryDir = join(baseDir, 'stacks');
-  const d = await deploy(libraryDir, deployed, apps);
+  deploying = deploy(libraryDir, deployed, apps);
+  const d = (await deploying) as Awaited<ReturnType<typeof deploy>>;
   const containers = (await benchContainers()).length;
   out(`fleet: ${apps} apps × ${PER_APP} containers (${containers} on the engine; made ${d.containers} in ${d.seconds.toFixed(1)} s)`);
   const stateDir = join(work, `state-${apps}`);
@@ -551,17 +604,14 @@ let proxyRef: SocketProxy | null = null;
 let cleaning: Promise<void> | null = null;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
+    aborting = true;
+    await deploying?.catch(() => undefined);
     if (running) await stopKade(running).catch(() => undefined);
     const n = await removeFleet().catch((err: unknown) => {
       out(`cleanup failed: ${String(err)}`);
       return 0;
     });
-    await docker
-      .getNetwork(NETWORK)
-      .remove()
-      .catch((err: { statusCode?: number }) => {
-        if (err.statusCode !== 404) out(`could not remove network ${NETWORK}: ${String(err)}`);
-      });
+    await removeNetwork();
     await proxyRef?.close().catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
     out(`cleanup: removed ${n} containers and network ${NETWORK}`);
@@ -587,11 +637,7 @@ async function main(): Promise<void> {
   );
   const left = await removeFleet();
   if (left > 0) out(`removed ${left} containers a previous run left`);
-  await docker
-    .getNetwork(NETWORK)
-    .remove()
-    .catch(() => undefined);
-  await docker.createNetwork({ Name: NETWORK, Driver: 'bridge', Labels: { 'kade.test': '1' } });
+  await createNetwork();
   const proxy = await startSocketProxy(join(work, 'engine.sock'));
   proxyRef = proxy;
   const baseDir = join(work, 'base');
