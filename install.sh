@@ -1036,7 +1036,8 @@ do_doctor() {
   DIR=${DIR:-$DEFAULT_DIR}
   doctor="$DIR/scripts/doctor.sh"
   [ -f "$doctor" ] || die "no $doctor; is Kade installed in $DIR? (pass --dir)"
-  exec sh "$doctor" "$@"
+  # The same options; the install directory also in SVC_INSTALL_DIR (the default when --dir was not given).
+  SVC_INSTALL_DIR=$DIR exec sh "$doctor" "$@"
 }
 
 main() {

@@ -117,11 +117,11 @@ for (const shell of SHELLS) {
     test('--doctor hands over to scripts/doctor.sh of the installation with the same options and its exit code', async () => {
       const dir = join(work, 'doctor');
       await mkdir(join(dir, 'scripts'), { recursive: true });
-      await writeFile(join(dir, 'scripts', 'doctor.sh'), '#!/bin/sh\nprintf "doctor got:"\nprintf " [%s]" "$@"\necho\nexit 3\n');
+      await writeFile(join(dir, 'scripts', 'doctor.sh'), '#!/bin/sh\nprintf "doctor in %s got:" "$SVC_INSTALL_DIR"\nprintf " [%s]" "$@"\necho\nexit 3\n');
       await chmod(join(dir, 'scripts', 'doctor.sh'), 0o755);
       const r = await runInstaller(shell, ['--doctor', '--dir', dir, '--bind', '127.0.0.1'], { env: env() });
       assert.equal(r.code, 3, r.output);
-      assert.equal(r.stdout.trim(), `doctor got: [--doctor] [--dir] [${dir}] [--bind] [127.0.0.1]`);
+      assert.equal(r.stdout.trim(), `doctor in ${dir} got: [--doctor] [--dir] [${dir}] [--bind] [127.0.0.1]`);
       const none = await runInstaller(shell, ['--doctor', '--dir', join(work, 'nothing-here')], { env: env() });
       assert.equal(none.code, 1);
       assert.match(none.stderr, /no .*scripts\/doctor\.sh; is Kade installed in .*nothing-here\? \(pass --dir\)/);
