@@ -1,0 +1,69 @@
+/**
+ * For the importers' tests: an imported app rendered the way an install renders it (defaults, generated secrets,
+ * Kade's pre-fills), and the result judged by the compose CLI itself (`config -q`, v2 or v1; no engine needed).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { FieldValue } from '../../../shared/template.ts';
+import { renderTemplate } from '../../templates/render.ts';
+import { resolveValues } from '../../templates/values.ts';
+import type { ImportedApp } from './types.ts';
+
+export const DATA_DIR = '/srv/kade-data';
+
+export interface Rendered {
+  compose: string;
+  env: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: a parsed compose document, read by the tests
+  doc: any;
+}
+
+/** Renders with the defaults (and `values` over them), as an install named after the app's id would. */
+export function renderDefaults(app: ImportedApp, values: Record<string, FieldValue> = {}): Rendered {
+  const resolved = resolveValues(app.template, values, { dataDir: DATA_DIR, uid: 1000, gid: 1000, name: app.id });
+  const out = renderTemplate({ template: app.template, compose: app.compose, values: resolved, timezone: 'Europe/Amsterdam' });
+  return { compose: out.compose, env: out.env, doc: parse(out.compose) };
+}
+
+const composeCli = (): [string, string[]] => {
+  const v2 = spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' });
+  return v2.status === 0 ? ['docker', ['compose']] : ['docker-compose', []];
+};
+
+/** Null when the compose CLI accepts the rendered file, else what it said. */
+export function composeProblem(r: Rendered, name: string): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-import-'));
+  try {
+    writeFileSync(join(dir, 'docker-compose.yml'), r.compose);
+    writeFileSync(
+      join(dir, '.env'),
+      Object.entries(r.env)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    );
+    const [cmd, pre] = composeCli();
+    execFileSync(cmd, [...pre, '-p', name, '-f', join(dir, 'docker-compose.yml'), '--project-directory', dir, 'config', '-q'], {
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 30_000,
+    });
+    return null;
+  } catch (e) {
+    const err = e as { stderr?: Buffer; message: string };
+    return err.stderr?.toString().trim() || err.message;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A copy of a fixture repo as a git checkout of `origin` would look to the importer (only `.git/config`). */
+export function checkoutOf(fixture: string, origin: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-import-repo-'));
+  cpSync(fixture, dir, { recursive: true });
+  mkdirSync(join(dir, '.git'));
+  writeFileSync(join(dir, '.git', 'config'), `[core]\n\tbare = false\n[remote "origin"]\n\turl = ${origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+  return dir;
+}

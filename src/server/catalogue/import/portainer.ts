@@ -1,0 +1,270 @@
+/**
+ * Portainer app templates (v2 and v3 JSON, one file for the whole repo) as Kade apps: type 1 containers rendered
+ * to compose, type 3 compose stacks and type 2 swarm stacks from stack files of the same repo.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ZodError } from 'zod';
+import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { categoriesOf } from '../derive-categories.ts';
+import {
+  APPDATA_FIELD,
+  appdataParts,
+  clip,
+  fieldIdOf,
+  fieldParts,
+  idAllocator,
+  OWNER_LABEL,
+  type PortSpec,
+  parsePort,
+  plainText,
+  portItem,
+  refuse,
+  slug,
+  subPath,
+  versionOf,
+} from './portainer-common.ts';
+import { dollarSafe, type Entry, emitCompose, type Item, lit, map, type Node, seq, text } from './portainer-emit.ts';
+import { dataParts, envField, envList, VarFields } from './portainer-fields.ts';
+import { convertStack, readStackFile, varKinds } from './portainer-stack.ts';
+import type { ImportedApp, Refusal, RepoFileImporter } from './types.ts';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const NAMED = ['templates.json', 'templates-2.0.json', 'templates-3.0.json'];
+
+function readTemplatesFile(file: string): Obj | null {
+  try {
+    if (!lstatSync(file).isFile() || lstatSync(file).size > MAX_FILE_BYTES) return null;
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return isObj(doc) && Array.isArray(doc.templates) && ['2', '3'].includes(String(doc.version)) ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The templates file at the repo root: a known name first, else any JSON file of version 2 or 3 with templates. */
+export function detectPortainer(root: string): string | null {
+  for (const name of NAMED) if (existsSync(join(root, name)) && readTemplatesFile(join(root, name))) return join(root, name);
+  let names: string[] = [];
+  try {
+    names = readdirSync(root).filter((n) => n.endsWith('.json') && !NAMED.includes(n));
+  } catch {
+    return null;
+  }
+  for (const n of names.sort()) if (readTemplatesFile(join(root, n))) return join(root, n);
+  return null;
+}
+
+/** The origin of a git checkout, read from its config (no git process), or undefined for a plain folder. */
+function originOf(root: string): string | undefined {
+  try {
+    const config = readFileSync(join(root, '.git', 'config'), 'utf8');
+    const section = /\[remote "origin"\]([^[]*)/.exec(config)?.[1] ?? '';
+    return /^\s*url\s*=\s*(.+)$/m.exec(section)?.[1]?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `https://github.com/a/b.git`, `git@github.com:a/b` and `http://user@github.com/a/b/` are the same repository. */
+export const sameRepo = (a: string, b: string): boolean => {
+  const norm = (u: string) =>
+    u
+      .trim()
+      .toLowerCase()
+      .replace(/^[a-z+]+:\/\//, '')
+      .replace(/^[^@/]+@/, '')
+      .replace(/^([^/:]+):(?!\d)/, '$1/')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '');
+  return norm(a) === norm(b);
+};
+
+function metadata(t: Obj, image: string | undefined) {
+  const title = String(t.title ?? '').trim();
+  const cats = Array.isArray(t.categories) ? t.categories.filter((c): c is string => typeof c === 'string' && c.trim() !== '') : [];
+  const texts = [t.description, t.note].filter((x): x is string => typeof x === 'string').map(plainText);
+  const description = clip(texts.filter(Boolean).join('\n\n'), 4000);
+  const tags = [...new Set(cats.map((c) => clip(c.trim(), 40)))].slice(0, 30);
+  return {
+    name: clip(title, 100),
+    description,
+    version: versionOf(image),
+    ...(typeof t.logo === 'string' && t.logo.length <= 2048 && t.logo ? { icon: t.logo } : {}),
+    tags,
+    metadata: {
+      categories: categoriesOf(
+        cats.map((c) => c.toLowerCase()),
+        tags,
+        `${title} ${description}`,
+      ),
+    },
+  };
+}
+
+const portLabel = (p: PortSpec) => ({
+  en: `Host port for ${p.container}/${p.proto ?? 'tcp'}`,
+  nl: `Hostpoort voor ${p.container}/${p.proto ?? 'tcp'}`,
+});
+
+/** Port fields: `port` for the first, `port_<container>` for the others. */
+function portMaker(newId: (base: string) => string, fields: TemplateFieldT[]) {
+  return (spec: PortSpec): Item => {
+    const base = fields.some((f) => f.type === 'port') ? `port_${spec.container}${spec.proto === 'udp' ? '_udp' : ''}` : 'port';
+    const { field, item } = portItem(spec, newId(base), portLabel(spec));
+    fields.push(field);
+    return item;
+  };
+}
+
+function webOf(fields: TemplateFieldT[], specs: Map<string, PortSpec>) {
+  const web = fields.find((f) => f.type === 'port' && specs.get(f.id)?.proto !== 'udp' && f.default !== undefined);
+  if (!web) return {};
+  const container = Number(specs.get(web.id)?.container);
+  return { web: { port_field: web.id, scheme: container === 443 || container === 8443 ? ('https' as const) : ('http' as const), path: '/' } };
+}
+
+/** A type 1 template: one container, every part of it written as compose. */
+function containerApp(t: Obj, id: string): ImportedApp {
+  if (typeof t.image !== 'string' || !t.image.trim()) throw refuse('has no image');
+  const notes = new Set<string>();
+  const fields: TemplateFieldT[] = [];
+  const newId = idAllocator('_', ['appdata_dir']);
+  const specs = new Map<string, PortSpec>();
+  const makePort = portMaker(newId, fields);
+  const s = (v: string) => lit(dollarSafe(v));
+  const image = typeof t.registry === 'string' && t.registry && !t.image.includes('/') ? `${t.registry}/${t.image}` : t.image.trim();
+  const svc: Entry[] = [{ key: 'image', value: s(image) }];
+  svc.push({ key: 'restart', value: s(typeof t.restart_policy === 'string' && t.restart_policy ? t.restart_policy : 'always') });
+  if (typeof t.command === 'string' && t.command.trim()) svc.push({ key: 'command', value: s(t.command) });
+  if (typeof t.hostname === 'string' && t.hostname.trim()) svc.push({ key: 'hostname', value: s(t.hostname) });
+  if (t.privileged === true) svc.push({ key: 'privileged', value: lit(true) });
+  if (t.interactive === true) svc.push({ key: 'stdin_open', value: lit(true) }, { key: 'tty', value: lit(true) });
+  if (t.network === 'host' || t.network === 'none') svc.push({ key: 'network_mode', value: lit(t.network) });
+  else if (typeof t.network === 'string' && t.network && t.network !== 'bridge') notes.add(`network ${t.network} dropped: the app gets its own`);
+
+  const env: Entry[] = envList(t.env).map((e) => {
+    if (e.preset) return { key: e.name, value: s(e.default ?? '') };
+    const f = envField(e, newId(fieldIdOf(e.name)));
+    fields.push(f);
+    return { key: e.name, value: text(fieldParts(f)) };
+  });
+  if (env.length) svc.push({ key: 'environment', value: map(env) });
+
+  const ports: Item[] = [];
+  for (const p of Array.isArray(t.ports) ? t.ports : []) {
+    const spec = parsePort(String(p));
+    if (!spec) throw refuse(`port ${JSON.stringify(p)} is not host:container/protocol`);
+    const before = fields.length;
+    ports.push(makePort(spec));
+    const f = fields[before];
+    if (f) specs.set(f.id, spec);
+  }
+  if (ports.length) svc.push({ key: 'ports', value: seq(ports) });
+
+  const named: string[] = [];
+  const volumes: Item[] = [];
+  for (const v of Array.isArray(t.volumes) ? t.volumes : []) {
+    if (!isObj(v) || typeof v.container !== 'string' || !v.container.startsWith('/')) throw refuse('a volume has no container path');
+    const mode = v.readonly === true ? ':ro' : '';
+    const bind = typeof v.bind === 'string' ? v.bind.trim() : '';
+    if (bind && !bind.startsWith('/')) {
+      named.push(bind);
+      volumes.push(s(`${bind}:${v.container}${mode}`));
+      continue;
+    }
+    // An unnamed volume keeps its data in the app's data folder, named after the container path.
+    const parts = bind ? dataParts(bind) : appdataParts(subPath(v.container));
+    if (!parts) {
+      notes.add(`${bind} dropped: Kade sets TZ`);
+      continue;
+    }
+    volumes.push(text([...parts.map((p) => ('lit' in p ? { lit: dollarSafe(p.lit) } : p)), { lit: dollarSafe(`:${v.container}${mode}`) }]));
+  }
+  if (volumes.length) svc.push({ key: 'volumes', value: seq(volumes) });
+
+  const labels: Entry[] = [];
+  for (const l of Array.isArray(t.labels) ? t.labels : []) {
+    if (!isObj(l) || typeof l.name !== 'string') continue;
+    if (OWNER_LABEL.test(l.name)) notes.add(`label ${l.name} dropped: Kade and compose set it`);
+    else labels.push({ key: l.name, value: s(String(l.value ?? '')) });
+  }
+  if (labels.length) svc.push({ key: 'labels', value: map(labels) });
+
+  const root = map([{ key: 'services', value: map([{ key: id, value: map(svc) }]) }]) as Extract<Node, { k: 'map' }>;
+  if (named.length) root.entries.push({ key: 'volumes', value: map([...new Set(named)].map((n) => ({ key: n, value: lit(null) }))) });
+  const compose = emitCompose(root);
+  if (compose.includes('{{appdata_dir}}')) fields.push(APPDATA_FIELD);
+  return finish(id, { ...metadata(t, image), ...webOf(fields, specs), fields }, compose, notes);
+}
+
+/** Type 2 and 3: the stack file of this repo, its variables as fields. */
+function stackApp(t: Obj, id: string, root: string, swarm: boolean, origin: string | undefined): ImportedApp {
+  const repo = isObj(t.repository) ? t.repository : null;
+  if (!repo || typeof repo.stackfile !== 'string' || !repo.stackfile) throw refuse('has no repository.stackfile');
+  if (typeof repo.url === 'string' && origin !== undefined && !sameRepo(repo.url, origin)) {
+    throw refuse(`stack file lives in another repository ${repo.url}`);
+  }
+  const { doc, dir } = readStackFile(root, repo.stackfile);
+  const notes = new Set<string>();
+  const ports: TemplateFieldT[] = [];
+  const specs = new Map<string, PortSpec>();
+  const newId = idAllocator('_', ['appdata_dir']);
+  const makePort = portMaker(newId, ports);
+  const kinds = varKinds(doc);
+  const vars = new VarFields(envList(t.env), newId, kinds);
+  const port = (spec: PortSpec) => {
+    const item = makePort(spec);
+    const f = ports.at(-1);
+    if (f) specs.set(f.id, spec);
+    return item;
+  };
+  const tree = convertStack(doc, swarm, { vars, kinds, notes, stackDir: dir, port });
+  if (vars.undeclared.length) notes.add(`variables without an env entry became fields: ${vars.undeclared.join(', ')}`);
+  const compose = emitCompose(tree);
+  const fields = [...ports, ...vars.fields, ...(compose.includes('{{appdata_dir}}') ? [APPDATA_FIELD] : [])];
+  const services = doc.services as Obj;
+  const first = Object.values(services).find((x) => isObj(x) && typeof x.image === 'string') as Obj | undefined;
+  return finish(id, { ...metadata(t, first?.image as string | undefined), ...webOf(fields, specs), fields }, compose, notes);
+}
+
+function finish(id: string, raw: Omit<TemplateFileT, 'format' | 'groups'>, compose: string, notes: Set<string>): ImportedApp {
+  let template: TemplateFileT;
+  try {
+    template = TemplateFile.parse(raw);
+  } catch (e) {
+    const issue = e instanceof ZodError ? e.issues[0] : undefined;
+    throw refuse(issue ? `cannot be mapped: ${issue.path.join('.')} ${issue.message}` : errorMessage(e));
+  }
+  return { id, template, compose, notes: [...notes] };
+}
+
+/** Every template of the file: imported, or refused with the reason. */
+export function importPortainer(root: string, file: string): { apps: ImportedApp[]; refused: Refusal[] } {
+  const doc = readTemplatesFile(file);
+  if (!doc) return { apps: [], refused: [{ app: file, reason: 'not a Portainer templates file (version 2 or 3 with templates)' }] };
+  const origin = originOf(root);
+  const appId = idAllocator('-');
+  const apps: ImportedApp[] = [];
+  const refused: Refusal[] = [];
+  (doc.templates as unknown[]).forEach((t, i) => {
+    const o = isObj(t) ? t : {};
+    const id = appId(slug(String(o.title ?? o.name ?? ''), `template-${i + 1}`));
+    try {
+      if (!isObj(t)) throw refuse('is not an object');
+      if (typeof t.title !== 'string' || !t.title.trim()) throw refuse('has no title');
+      const type = Number(t.type ?? 1);
+      if (type === 1) apps.push(containerApp(t, id));
+      else if (type === 2 || type === 3) apps.push(stackApp(t, id, root, type === 2, origin));
+      else throw refuse(`type ${String(t.type)} is not 1 (container), 2 (swarm stack) or 3 (compose stack)`);
+    } catch (e) {
+      refused.push({ app: id, reason: errorMessage(e) });
+    }
+  });
+  return { apps, refused };
+}
+
+export const portainerImporter: RepoFileImporter = { format: 'portainer', detect: detectPortainer, importAll: importPortainer };
