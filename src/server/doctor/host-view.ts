@@ -39,7 +39,7 @@ export async function readHostView(
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         Memory: 32 << 20,
-        Mounts: [{ Type: 'bind', Source: '/', Target: '/host', ReadOnly: true, BindOptions: { Propagation: 'rslave' } }],
+        Mounts: [{ Type: 'bind', Source: '/', Target: '/host', ReadOnly: true }],
       },
     });
     const out: Buffer[] = [];

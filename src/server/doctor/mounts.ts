@@ -66,8 +66,9 @@ export function compareFolder(path: string, hostPath: string, inside: Seen, outs
       message: `${where} is empty in the container while the host has ${describe(outside)}: the host folder is not mounted into Kade's container`,
       fix: recreate,
     };
-  if (inside === 'missing')
-    return { id, status: 'error', message: `${where} is missing in the container${outside === null ? '' : ' and on the host'}`, fix: recreate };
+  if (inside === 'missing' && outside === 'missing')
+    return { id, status: 'warn', message: `${where} is missing in the container and on the host (Kade makes its folders when it starts)`, fix: recreate };
+  if (inside === 'missing') return { id, status: 'error', message: `${where} is missing in the container`, fix: recreate };
   if (inside === 'unreadable' || inside === 'not_a_folder') return { id, status: 'error', message: `${where}: ${both}`, fix: null };
   if (outside === null)
     return {
