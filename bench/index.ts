@@ -91,6 +91,8 @@ const META = JSON.stringify({
   installed_at: new Date().toISOString(),
 });
 
+/** Every container name the bench made, for dropping stale network endpoints. */
+const madeNames = new Set<string>();
 /** Set by the cleanup: no new container is made once it started. */
 let aborting = false;
 /** The fleet being made now: the cleanup waits for it, as removing a container the engine is still starting can leave a stale endpoint on the network. */
@@ -136,6 +138,7 @@ async function deploy(libraryDir: string, from: number, to: number): Promise<{ s
   }
   await pool(jobs, 12, async (j) => {
     const dir = join(libraryDir, j.app);
+    madeNames.add(`${j.app}-${j.service}-1`);
     const c = await docker.createContainer({
       name: `${j.app}-${j.service}-1`,
       Image: IMAGE,
@@ -190,6 +193,13 @@ async function removeNetwork(): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 1000));
       await removeFleet();
+      // The engine can keep an endpoint of a container removed while busy; a forced disconnect by name drops it.
+      await pool([...madeNames], 16, async (name) => {
+        await docker
+          .getNetwork(NETWORK)
+          .disconnect({ Container: name, Force: true })
+          .catch(() => undefined);
+      });
     }
   }
 }
