@@ -38,11 +38,14 @@ import { createNetworksService } from './networks/networks.service.ts';
 import { createSubnetPool } from './networks/subnet-pool.ts';
 import { createNotificationsModule, type NotificationsModule, type NotifyOptions } from './notifications/notifications-module.ts';
 import { createPathMove } from './paths/path-move.ts';
+import { createSelfUpdateEngine } from './self-update/docker.ts';
+import { createSelfUpdate } from './self-update/self-update.service.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { stackNames } from './stacks/listing.ts';
 import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
+import { createRegistryClient } from './updates/registry-client.ts';
 import { createUpdatesService } from './updates/updates.service.ts';
 import { createUpdateChecks, registryCredentials } from './updates/updates-module.ts';
 
@@ -256,6 +259,19 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
+  const selfUpdate = createSelfUpdate({
+    engine: createSelfUpdateEngine(engine.docker),
+    registry: createRegistryClient({ credentials: () => registryCredentials(settings) }),
+    jobs,
+    events,
+    channel: () => settings.updateChannel(),
+    credentials: () => registryCredentials(settings),
+    ownContainerId,
+    socketPath: 'socketPath' in config.engine ? config.engine.socketPath : null,
+    stateDir: config.stateDir,
+    version: config.version,
+    healthSeconds: config.updateHealthSeconds,
+  });
   const app = createHttpApp(
     {
       auth,
@@ -277,6 +293,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       updates,
       imageTags,
       doctor,
+      selfUpdate,
     },
     {
       logger,

@@ -30,14 +30,13 @@ export const BACKUP_COMPRESSIONS = ['gzip', 'zstd'] as const;
 export const ALLOW_PRIVILEGED_VALUES = ['admins', 'everyone'] as const;
 
 /**
- * Settings stored for features that do not exist yet (Kade's self-update): a PUT that changes one is refused
- * (`setting_not_available`) and the screen marks them. A key leaves this list in the change that makes it take
- * effect (docs/settings.md): NOTIFY_TOKEN and NOTIFY_EMAIL_PASSWORD left it with the notification channels, whose
- * token and SMTP password they stand in for when a channel has none of its own.
+ * Settings stored for features that do not exist yet: a PUT that changes one is refused (`setting_not_available`)
+ * and the screen marks them. A key leaves this list in the change that makes it take effect (docs/settings.md):
+ * NOTIFY_TOKEN and NOTIFY_EMAIL_PASSWORD left it with the notification channels, UPDATE_CHANNEL with Kade's
+ * self-update. Empty now; the rule stays for the next such key.
  */
-export const NOT_AVAILABLE_KEYS = ['UPDATE_CHANNEL'] as const;
-export type NotAvailableKey = (typeof NOT_AVAILABLE_KEYS)[number];
-export const isNotAvailable = (key: string): key is NotAvailableKey => (NOT_AVAILABLE_KEYS as readonly string[]).includes(key);
+export const NOT_AVAILABLE_KEYS: readonly string[] = [];
+export const isNotAvailable = (key: string): boolean => NOT_AVAILABLE_KEYS.includes(key);
 
 /** Weekday names as JavaScript numbers them (0 = Sunday); English and Dutch, full or short. */
 const WEEKDAY_NAMES = [

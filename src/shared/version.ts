@@ -30,3 +30,28 @@ export function isOutdated(cache: string | null, running: string): boolean {
   const b = parseVersion(running);
   return a !== null && b !== null && compareVersions(a, b) < 0;
 }
+
+/** Self-update channels: `stable` offers releases only, `beta` releases and pre-releases. */
+export type UpdateChannel = 'stable' | 'beta';
+
+/**
+ * The newest tag of `tags` on the channel (tags that are not versions are ignored), with its
+ * original spelling; null when there is none. Whether it is newer than the running version is
+ * the caller's comparison.
+ */
+export function newestOnChannel(tags: readonly string[], channel: UpdateChannel): string | null {
+  let best: { tag: string; v: ParsedVersion } | null = null;
+  for (const tag of tags) {
+    const v = parseVersion(tag);
+    if (!v || (channel === 'stable' && v.pre !== null)) continue;
+    if (!best || compareVersions(v, best.v) > 0) best = { tag, v };
+  }
+  return best?.tag ?? null;
+}
+
+/** Whether `candidate` is a newer version than `running`; false when either is not a version. */
+export function isNewer(candidate: string | null, running: string): boolean {
+  const a = candidate ? parseVersion(candidate) : null;
+  const b = parseVersion(running);
+  return a !== null && b !== null && compareVersions(a, b) > 0;
+}

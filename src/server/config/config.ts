@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   TZ: z.string().optional(),
   AUTO_SYNC_ON_BOOT: z.enum(['0', '1', 'true', 'false']).optional(),
   SVC_PROBE_IMAGE: z.string().min(1).default(DEFAULT_PROBE_IMAGE),
+  SVC_UPDATE_HEALTH_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   SVC_AUTH_PROXY_TRUSTED: z.string().optional(),
   SVC_AUTH_PROXY_HEADER: z.string().optional(),
   SVC_AUTH_PROXY_ROLE: z.string().optional(),
@@ -66,6 +67,8 @@ export interface Config {
   readonly allowedHosts: readonly string[];
   /** SVC_APP_SUBNET_POOL: the block Kade cuts the apps' project networks from. */
   readonly appSubnetPool: string;
+  /** SVC_UPDATE_HEALTH_SECONDS: how long a self-updated Kade may take to answer /healthz before the helper rolls back. */
+  readonly updateHealthSeconds: number;
 }
 
 export function parseEngineEndpoint(dockerHost: string | undefined): EngineEndpoint {
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     proxy: readProxyConfig(e),
     allowedHosts: readAllowedHosts(e.SVC_ALLOWED_HOSTS),
     appSubnetPool: e.SVC_APP_SUBNET_POOL,
+    updateHealthSeconds: e.SVC_UPDATE_HEALTH_SECONDS,
   });
 }
 

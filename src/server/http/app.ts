@@ -18,6 +18,7 @@ import { jobsRoutes } from './routes/jobs.routes.ts';
 import { networksRoutes } from './routes/networks.routes.ts';
 import { notificationsRoutes } from './routes/notifications.routes.ts';
 import { policyRoutes } from './routes/policy.routes.ts';
+import { selfUpdateRoutes } from './routes/self-update.routes.ts';
 import { settingsRoutes } from './routes/settings.routes.ts';
 import { stackConfigRoutes } from './routes/stack-config.routes.ts';
 import { stacksRoutes } from './routes/stacks.routes.ts';
@@ -114,6 +115,7 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   networksRoutes(app, services);
   backupsRoutes(app, services);
   updatesRoutes(app, services);
+  selfUpdateRoutes(app, services);
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -12,6 +12,7 @@ import type { JobsService } from '../jobs/jobs.service.ts';
 import type { NetworksService } from '../networks/networks.service.ts';
 import type { NotificationsService } from '../notifications/notifications.service.ts';
 import type { PathMoveService } from '../paths/path-move.ts';
+import type { SelfUpdateService } from '../self-update/self-update.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { WizardService } from '../settings/wizard.service.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
@@ -39,4 +40,5 @@ export interface Services {
   updates: UpdatesService;
   imageTags: ImageTagLookup;
   doctor: DoctorService;
+  selfUpdate: SelfUpdateService;
 }

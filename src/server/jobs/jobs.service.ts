@@ -46,6 +46,8 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   const slots = new Map<string, string>();
   /** A job that works on every app at once (the path move): while it runs, no other job starts. */
   let exclusive: string | null = null;
+  /** What that job does, for the refusals it causes ("moving its folders", "updating itself"). */
+  let exclusiveWhat = 'moving its folders';
   const running = new Set<Promise<void>>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
@@ -58,7 +60,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
 
   function busyError(stack: string): AppError {
     if (exclusive !== null) {
-      return new AppError('slot_busy', `Kade is moving its folders; app '${stack}' can change once the move is done`, { params: { stack, job: exclusive } });
+      return new AppError('slot_busy', `Kade is ${exclusiveWhat}; app '${stack}' can change once that is done`, { params: { stack, job: exclusive } });
     }
     return new AppError('slot_busy', `app '${stack}' is busy with another job`, { params: { stack, job: slots.get(stack) ?? '' } });
   }
@@ -160,9 +162,12 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     return repo.get(id) as JobT;
   }
 
-  /** A job over every app (spec.stack null): refused while any app's job runs; no other job starts until it ends. */
-  function startExclusive(spec: JobSpec, work: (ctx: JobContext) => Promise<void>): JobT {
-    if (exclusive !== null) throw new AppError('slot_busy', 'Kade is already moving its folders', { params: { job: exclusive } });
+  /**
+   * A job over every app (spec.stack null): refused while any app's job runs; no other job starts until it ends.
+   * `what` names it in those refusals.
+   */
+  function startExclusive(spec: JobSpec, work: (ctx: JobContext) => Promise<void>, what = 'moving its folders'): JobT {
+    if (exclusive !== null) throw new AppError('slot_busy', `Kade is already ${exclusiveWhat}`, { params: { job: exclusive } });
     if (slots.size > 0) {
       const apps = [...slots.keys()].sort();
       throw new AppError('slot_busy', `apps are busy with other jobs (${apps.join(', ')}); try again when they are done`, {
@@ -171,6 +176,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     }
     const job = start(spec, work);
     exclusive = job.id;
+    exclusiveWhat = what;
     return job;
   }
 

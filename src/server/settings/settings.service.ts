@@ -3,6 +3,7 @@ import { isInside, normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import type { AuthSettingsT, AuthSourceT, PathCheckKey, PathCheckT, SettingsT, SettingsUpdateT } from '../../shared/settings.ts';
 import type { ALLOW_PRIVILEGED_VALUES, PathKey, SecretKey } from '../../shared/settings-keys.ts';
+import type { UpdateChannel } from '../../shared/version.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
@@ -177,6 +178,8 @@ export function createSettingsService(d: SettingsDeps) {
 
     timezone: (): string => state().plain.TIMEZONE,
     autoSyncOnBoot: (): boolean => state().plain.AUTO_SYNC_ON_BOOT,
+    /** Kade's own update channel (stable: releases only; beta: pre-releases too), read at each check. */
+    updateChannel: (): UpdateChannel => state().plain.UPDATE_CHANNEL,
     /** Read at each check, so a saved change applies at once. */
     updateCheckEnabled: (): boolean => state().plain.UPDATE_CHECK_ENABLED,
     allowPrivileged: (): PrivilegedPolicy => state().plain.ALLOW_PRIVILEGED_APPS,

@@ -1,0 +1,38 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { JobAccepted } from '../../../shared/api.ts';
+import { SelfUpdateStatus } from '../../../shared/self-update.ts';
+import { type AppEnv, actorOf } from '../context.ts';
+import { defineRoute, json, PROBLEMS } from '../route.ts';
+import type { Services } from '../services.ts';
+
+const status = defineRoute('admin', {
+  method: 'get',
+  path: '/api/update',
+  tags: ['system'],
+  summary:
+    "Kade's own update: the running and the newest version on the channel (UPDATE_CHANNEL), cached one hour (force=1 asks the registry now), whether updating is possible and why not, the tag a rollback returns to and the update helper's last result",
+  request: { query: z.object({ force: z.enum(['0', '1']).optional() }) },
+  responses: { 200: json(SelfUpdateStatus), ...PROBLEMS },
+});
+const update = defineRoute('admin', {
+  method: 'post',
+  path: '/api/update',
+  tags: ['system'],
+  summary:
+    'Update Kade to the newest version on its channel (job): the image is pulled, then a helper container on it writes SVC_TAG to .env and recreates Kade; a new Kade that does not answer /healthz is rolled back by the helper. 409 conflict when impossible or already the newest',
+  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
+});
+const rollback = defineRoute('admin', {
+  method: 'post',
+  path: '/api/update/rollback',
+  tags: ['system'],
+  summary: 'Put Kade back on the tag the last update came from (job, same route as the update); 409 conflict when there is none',
+  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
+});
+
+export function selfUpdateRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'selfUpdate'>): void {
+  app.openapi(status, async (c) => c.json(await s.selfUpdate.status(actorOf(c), { force: c.req.valid('query').force === '1' }), 200));
+  app.openapi(update, async (c) => c.json({ job: await s.selfUpdate.update(actorOf(c)) }, 202));
+  app.openapi(rollback, async (c) => c.json({ job: await s.selfUpdate.rollback(actorOf(c)) }, 202));
+}

@@ -1,0 +1,99 @@
+import type Docker from 'dockerode';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { RegistryCredentials } from '../updates/registry-client.ts';
+import type { HelperMount, OwnInspection } from './target.ts';
+
+/** A helper container to start: on `image`, as root, with these mounts, removed by the engine when it exits. */
+export interface HelperContainer {
+  name: string;
+  image: string;
+  cmd: string[];
+  env: string[];
+  mounts: HelperMount[];
+  labels: Record<string, string>;
+}
+
+/** What the self-update asks of the engine. */
+export interface SelfUpdateEngine {
+  inspectOwn(id: string): Promise<OwnInspection>;
+  /** The image's RepoDigests; empty when the engine does not have it. */
+  repoDigests(image: string): Promise<string[]>;
+  /** Pulls `ref` with the account when it belongs to the image's registry; `onLine` gets each status line. */
+  pull(ref: string, auth: RegistryCredentials | null, onLine: (line: string) => void): Promise<void>;
+  /** Starts the helper (a leftover container of that name is removed first); answers its id. */
+  startHelper(h: HelperContainer): Promise<string>;
+}
+
+interface PullEvent {
+  status?: string;
+  id?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+export function createSelfUpdateEngine(docker: Docker): SelfUpdateEngine {
+  return {
+    async inspectOwn(id) {
+      return (await docker.getContainer(id).inspect()) as OwnInspection;
+    },
+    async repoDigests(image) {
+      try {
+        return (await docker.getImage(image).inspect()).RepoDigests ?? [];
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 404) return [];
+        throw err;
+      }
+    },
+    async pull(ref, auth, onLine) {
+      const authconfig = auth ? { username: auth.user, password: auth.token, serveraddress: auth.host } : undefined;
+      let stream: NodeJS.ReadableStream;
+      try {
+        stream = (await docker.pull(ref, authconfig ? { authconfig } : {})) as NodeJS.ReadableStream;
+      } catch (err) {
+        throw new AppError('registry_unreachable', `pulling ${ref} failed: ${errorMessage(err)}`, { params: { image: ref }, cause: err });
+      }
+      let failure: string | null = null;
+      await new Promise<void>((resolve, reject) => {
+        docker.modem.followProgress(
+          stream,
+          (err: Error | null) => (err ? reject(err) : resolve()),
+          (e: PullEvent) => {
+            const problem = e.error ?? e.errorDetail?.message;
+            if (problem) failure = problem;
+            // Layer progress lines repeat by the hundred; only the steps that say something are logged.
+            else if (e.status && !/^(Downloading|Extracting|Waiting|Verifying Checksum)/.test(e.status)) onLine(`${e.id ? `${e.id}: ` : ''}${e.status}`);
+          },
+        );
+      }).catch((err: unknown) => {
+        failure ??= errorMessage(err);
+      });
+      if (failure) throw new AppError('registry_unreachable', `pulling ${ref} failed: ${failure}`, { params: { image: ref } });
+    },
+    async startHelper(h) {
+      await docker
+        .getContainer(h.name)
+        .remove({ force: true })
+        .catch(() => undefined);
+      const c = await docker.createContainer({
+        name: h.name,
+        Image: h.image,
+        // Not the image's entrypoint: the helper needs root (the socket, the .env's owner) and none of its folder preparation.
+        Entrypoint: [h.cmd[0] ?? 'node'],
+        Cmd: h.cmd.slice(1),
+        WorkingDir: '/app',
+        User: '0:0',
+        Env: h.env,
+        Labels: h.labels,
+        HostConfig: {
+          AutoRemove: true,
+          Init: true,
+          // It talks to the engine through the socket only.
+          NetworkMode: 'none',
+          Mounts: h.mounts.map((m) => ({ Type: m.type, Source: m.source, Target: m.destination })),
+        },
+      });
+      await c.start();
+      return c.id;
+    },
+  };
+}
