@@ -4,6 +4,7 @@ import { enApp } from './en-app.ts';
 import { enBackups } from './en-backups.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
+import { enDoctor } from './en-doctor.ts';
 import { enForms } from './en-forms.ts';
 import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
@@ -193,6 +194,7 @@ export const en = {
   ...enNetworks,
   ...enBackups,
   ...enNotify,
+  ...enDoctor,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -5,6 +5,7 @@ import { nlApp } from './nl-app.ts';
 import { nlBackups } from './nl-backups.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
+import { nlDoctor } from './nl-doctor.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
@@ -191,4 +192,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlNetworks,
   ...nlBackups,
   ...nlNotify,
+  ...nlDoctor,
 };

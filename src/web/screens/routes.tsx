@@ -12,6 +12,7 @@ const AccountScreen = lazyScreen(() => import('./account/account-screen.tsx').th
 const AppScreen = lazyScreen(() => import('./app/app-screen.tsx').then((m) => m.AppScreen));
 const AuditScreen = lazyScreen(() => import('./audit/audit-screen.tsx').then((m) => m.AuditScreen));
 const BackupsScreen = lazyScreen(() => import('./backups/backups-screen.tsx').then((m) => m.BackupsScreen));
+const DiagnosticsScreen = lazyScreen(() => import('./diagnostics/diagnostics-screen.tsx').then((m) => m.DiagnosticsScreen));
 const ContainersScreen = lazyScreen(() => import('./containers/containers-screen.tsx').then((m) => m.ContainersScreen));
 const InstallScreen = lazyScreen(() => import('./install/install-screen.tsx').then((m) => m.InstallScreen));
 const NetworksScreen = lazyScreen(() => import('./networks/networks-screen.tsx').then((m) => m.NetworksScreen));
@@ -64,6 +65,8 @@ export const SCREENS: ScreenRoute[] = [
   // Channels hold secrets (tokens, the SMTP password) and decide who hears of what: admins only.
   { path: '/notifications', title: 'notify.title', nav: 'nav.notifications', role: 'admin', render: () => <NotificationsScreen /> },
   { path: '/settings', title: 'settings.title', nav: 'nav.settings', role: 'admin', render: () => <SettingsScreen /> },
+  // What is wrong with the installation and the command that fixes it (GET /api/doctor): admins only.
+  { path: '/diagnostics', title: 'doctor.title', nav: 'nav.doctor', role: 'admin', render: () => <DiagnosticsScreen /> },
   // First run: admins are led here while WIZARD_DONE is off, and back from the settings.
   { path: '/wizard', title: 'wizard.title', role: 'admin', render: () => <WizardScreen /> },
   // Reached from the user name in the header, not from the menu.

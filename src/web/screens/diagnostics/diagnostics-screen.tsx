@@ -1,0 +1,105 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { copyText } from '../../components/copy-text.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { t } from '../../i18n.ts';
+import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
+import './diagnostics.css';
+
+const ICON: Record<DoctorCheckT['status'], string> = { ok: '✓', warn: '!', error: '✕' };
+
+/** Kade's own diagnosis for admins (GET /api/doctor): every check, its status and the command that fixes it. */
+export function DiagnosticsScreen() {
+  const [report, setReport] = useState<DoctorReportT | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(() => {
+    setBusy(true);
+    setError(null);
+    fetchDoctor()
+      .then(setReport, setError)
+      .finally(() => setBusy(false));
+  }, []);
+  useEffect(run, [run]);
+
+  const errors = report?.checks.filter((c) => c.status === 'error').length ?? 0;
+  const warnings = report?.checks.filter((c) => c.status === 'warn').length ?? 0;
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {t('doctor.title')}
+        </h1>
+        <div class="page-tools">
+          <button type="button" class="btn btn-small" onClick={run} disabled={busy}>
+            {busy ? t('doctor.running') : t('doctor.run_again')}
+          </button>
+        </div>
+      </div>
+      <p class="muted doctor-intro">{t('doctor.intro')}</p>
+      <ErrorMessage error={error} />
+      {!report && !error && (
+        <p class="muted" role="status">
+          {t('doctor.running')}
+        </p>
+      )}
+      {report && (
+        <>
+          <p class={`doctor-summary doctor-summary-${errors > 0 ? 'error' : 'ok'}`} role="status">
+            {errors > 0 ? t('doctor.summary_errors', { count: errors }) : t('doctor.summary_ok')}
+            {warnings > 0 && ` ${t('doctor.summary_warnings', { count: warnings })}`}
+          </p>
+          <ul class="doctor-list" aria-busy={busy}>
+            {report.checks.map((c) => (
+              <CheckRow key={c.id} check={c} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function CheckRow({ check: c }: { check: DoctorCheckT }) {
+  return (
+    <li class={`card doctor-check doctor-${c.status}`} data-check={c.id}>
+      <span class="doctor-icon" aria-hidden="true">
+        {ICON[c.status]}
+      </span>
+      <div class="doctor-body">
+        <p class="doctor-head">
+          <span class="doctor-status">{t(`doctor.status.${c.status}`)}</span> <strong>{t(checkTitle(c.id))}</strong>
+        </p>
+        <p class="doctor-message">{c.message}</p>
+        {c.details && c.details.length > 0 && (
+          <ul class="doctor-details">
+            {c.details.map((d) => (
+              <li key={d}>{d}</li>
+            ))}
+          </ul>
+        )}
+        {c.fix && c.status !== 'ok' && <FixLine fix={c.fix} />}
+      </div>
+    </li>
+  );
+}
+
+function FixLine({ fix }: { fix: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (copied === null) return;
+    const timer = setTimeout(() => setCopied(null), 3000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  return (
+    <div class="doctor-fix">
+      <span class="doctor-fix-label">{t('doctor.fix')}</span>
+      <code class="doctor-fix-text">{fix}</code>
+      <button type="button" class="btn btn-small" onClick={() => void copyText(fix).then(setCopied)}>
+        {t('doctor.copy')}
+      </button>
+      <span class="doctor-copied" role="status">
+        {copied === true ? t('doctor.copied') : copied === false ? t('doctor.copy_failed') : ''}
+      </span>
+    </div>
+  );
+}
