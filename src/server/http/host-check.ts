@@ -32,9 +32,14 @@ export function ownHostNames(bind: string, allowed: readonly string[]): Set<stri
  */
 export function hostCheck(deps: { setupRequired: () => boolean; bind: string; allowed: readonly string[] }) {
   let done = false;
-  let names = ownHostNames(deps.bind, deps.allowed);
+  // Read at the first request that needs them, not at start: a host with many containers has as many interfaces.
+  let names: Set<string> | null = null;
   // A literal IP address cannot be rebound: DNS rebinding needs a name, so any address is fine.
-  const known = (host: string) => isIP(host) !== 0 || names.has(host) || host.endsWith('.localhost');
+  const known = (host: string) => {
+    if (isIP(host) !== 0 || host.endsWith('.localhost')) return true;
+    names ??= ownHostNames(deps.bind, deps.allowed);
+    return names.has(host);
+  };
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!done && c.req.path !== '/healthz') {
       done = !deps.setupRequired();

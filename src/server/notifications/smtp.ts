@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import { describeFailure, type Message, type SendResult } from './message.ts';
 import type { StoredChannel } from './notifications.repo.ts';
 
@@ -22,6 +21,8 @@ const replyCode = (text: unknown): number | undefined => {
 export async function sendMail(c: StoredChannel, m: Message, timeoutMs: number, trust: SmtpTrust = {}): Promise<SendResult> {
   const s = c.smtp;
   if (!s) return { ok: false, error: 'no SMTP server set' };
+  // Loaded at the first e-mail, not at start: most installs never send one (issue #18, cold start and memory).
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: s.host,
     port: s.port,
