@@ -1,0 +1,194 @@
+/**
+ * The Cosmos-specific parts of a converted compose tree: container names, `cosmos-*` labels and proxy routes
+ * dropped (routes become published ports, so the app stays reachable without Cosmos's proxy), host paths onto the
+ * data folder, named volumes declared, seconds as compose durations.
+ */
+import type { TemplateFieldT } from '../../../shared/template.ts';
+import { parsePort, portItem } from './portainer-common.ts';
+import { type Entry, type Item, isCondEntry, isCondItem, lit, map, type Node, seq, text } from './portainer-emit.ts';
+import { dataParts } from './portainer-fields.ts';
+
+export interface CosmosMapper {
+  id: string;
+  notes: Set<string>;
+  newId: (base: string) => string;
+  /** A form field used as a bind source or a published host port gets that type. */
+  retype: (fieldId: string, type: 'path' | 'port') => void;
+}
+
+/** The field a value starts with (`{{data_path}}/x`, `{{web_port}}:80`). */
+const leadingField = (n: Node | undefined): string | null => {
+  const first = n?.k === 'text' ? n.parts[0] : undefined;
+  return first && 'field' in first ? first.field : null;
+};
+
+type KeyEntry = Extract<Entry, { key: string }>;
+type MapNode = Extract<Node, { k: 'map' }>;
+
+const eachEntry = (entries: Entry[], fn: (e: KeyEntry) => Entry[]): Entry[] =>
+  entries.flatMap((e) => (isCondEntry(e) ? [{ ...e, yes: eachEntry(e.yes, fn), no: eachEntry(e.no, fn) }] : fn(e)));
+const eachItem = (items: Item[], fn: (i: Node) => Item[]): Item[] =>
+  items.flatMap((i) => (isCondItem(i) ? [{ ...i, yes: eachItem(i.yes, fn), no: eachItem(i.no, fn) }] : fn(i)));
+const plainEntry = (m: MapNode, key: string): KeyEntry | undefined => m.entries.find((e): e is KeyEntry => !isCondEntry(e) && e.key.toLowerCase() === key);
+const str = (n: Node | undefined): string | undefined => (n?.k === 'scalar' && typeof n.v === 'string' ? n.v : undefined);
+
+export interface Mapped {
+  ports: TemplateFieldT[];
+  image?: string;
+  icon?: string;
+  web?: { port_field: string; scheme: 'http' | 'https'; path: string };
+}
+
+class ServiceMapper {
+  readonly out: Mapped = { ports: [] };
+  readonly volumes = new Set<string>();
+  private readonly routed = new Set<string>();
+  constructor(private readonly m: CosmosMapper) {}
+
+  private port(container: string, host: string | undefined, item: (i: Item) => void, scheme?: 'http' | 'https'): void {
+    const spec = { container, ...(host ? { host } : {}) };
+    const id = this.m.newId(this.out.ports.length ? `port_${container}` : 'port');
+    const made = portItem(spec, id, { en: `Host port for ${container}`, nl: `Hostpoort voor ${container}` });
+    this.out.ports.push(made.field);
+    item(made.item);
+    if (scheme && !this.out.web && host) this.out.web = { port_field: id, scheme, path: '/' };
+  }
+
+  private volume(v: Node): Item[] {
+    if (v.k !== 'map') return [v];
+    v.entries = eachEntry(v.entries, (e) => [{ key: e.key.toLowerCase() === 'readonly' ? 'read_only' : e.key.toLowerCase(), value: e.value }]);
+    const type = str(plainEntry(v, 'type')?.value) ?? 'volume';
+    const source = plainEntry(v, 'source');
+    const s = str(source?.value);
+    const field = leadingField(source?.value);
+    if (field && field !== 'appdata_dir' && type === 'bind') this.m.retype(field, 'path');
+    if (!source || s === undefined) return [v];
+    if (type === 'bind' || s.startsWith('/')) {
+      const parts = dataParts(s);
+      if (!parts) {
+        this.m.notes.add(`${s} dropped: Kade sets TZ`);
+        return [];
+      }
+      source.value = text(parts);
+    } else if (type === 'volume' && s) this.volumes.add(s.replace(/\$\$/g, '$'));
+    return [v];
+  }
+
+  private routes(value: Node, svcName: string, svc: MapNode): void {
+    this.m.notes.add('Cosmos routes (its own reverse proxy) mapped to published ports');
+    if (value.k !== 'seq') return;
+    for (const r of value.items) {
+      if (isCondItem(r) || r.k !== 'map') continue;
+      const target = str(plainEntry(r, 'target')?.value) ?? '';
+      const m = /^(https?):\/\/([^/:]+):(\d+)/.exec(target);
+      if (!m?.[3] || m[2] !== svcName) continue;
+      let ports = plainEntry(svc, 'ports');
+      if (!ports) {
+        ports = { key: 'ports', value: seq([]) };
+        svc.entries.push(ports);
+      }
+      const list = ports.value;
+      if (list.k !== 'seq') continue;
+      const already = list.items.some((i) => !isCondItem(i) && i.k === 'scalar' && parsePort(String(i.v))?.container === m[3]);
+      const key = `${svcName}:${m[3]}`;
+      // Cosmos's proxy answered on 80/443; a published port below 1024 would need privileges Kade does not assume.
+      const host = Number(m[3]) < 1024 ? String(Number(m[3]) === 443 ? 8443 : Number(m[3]) === 80 ? 8080 : Number(m[3]) + 8000) : m[3];
+      if (!already && !this.routed.has(key)) this.port(m[3], host, (i) => list.items.push(i), m[1] as 'http' | 'https');
+      this.routed.add(key);
+    }
+  }
+
+  service(svcName: string, svc: Node): Node {
+    if (svc.k !== 'map') return svc;
+    const routes: Node[] = [];
+    svc.entries = eachEntry(svc.entries, (e) => {
+      const key = e.key.toLowerCase();
+      const image = key === 'image' ? str(e.value) : undefined;
+      if (image && !this.out.image) this.out.image = image;
+      if (key === 'container_name') {
+        this.m.notes.add('container_name dropped: compose names the containers after the app');
+        return [];
+      }
+      if (key === 'routes') {
+        routes.push(e.value);
+        return [];
+      }
+      if (key === 'uid' || key === 'gid' || key === 'post_install') {
+        this.m.notes.add(`${key} dropped`);
+        return [];
+      }
+      if (key === 'labels' && e.value.k === 'map') {
+        e.value.entries = eachEntry(e.value.entries, (l) => {
+          if (!l.key.startsWith('cosmos-')) return [l];
+          if (l.key === 'cosmos-icon' && str(l.value)) this.out.icon = (str(l.value) as string).replace(/\$\$/g, '$');
+          this.m.notes.add('cosmos-* labels dropped');
+          return [];
+        });
+      }
+      if (key === 'volumes' && e.value.k === 'seq') e.value.items = eachItem(e.value.items, (v) => this.volume(v));
+      if (key === 'ports' && e.value.k === 'seq') {
+        const items = e.value.items;
+        e.value.items = [];
+        const target = e.value;
+        for (const i of eachItem(items, (p) => [p])) {
+          const spec = !isCondItem(i) && i.k === 'scalar' ? parsePort(String(i.v)) : null;
+          if (spec?.host && !spec.ip) this.port(spec.container, spec.host, (x) => target.items.push(x), 'http');
+          else target.items.push(i);
+          const field = isCondItem(i) ? null : leadingField(i);
+          if (field && !isCondItem(i) && i.k === 'text' && i.parts.length === 2 && 'lit' in (i.parts[1] ?? {})) this.m.retype(field, 'port');
+        }
+      }
+      if ((key === 'stop_grace_period' || key === 'healthcheck') && e.value.k === 'scalar' && typeof e.value.v === 'number') {
+        return [{ key: e.key, value: lit(`${e.value.v}s`) }];
+      }
+      if (key === 'healthcheck' && e.value.k === 'map') {
+        e.value.entries = eachEntry(e.value.entries, (h) =>
+          ['interval', 'timeout', 'start_period'].includes(h.key) && h.value.k === 'scalar' && typeof h.value.v === 'number'
+            ? [{ key: h.key, value: lit(`${h.value.v}s`) }]
+            : [h],
+        );
+      }
+      return [e];
+    });
+    for (const r of routes) this.routes(r, svcName, svc);
+    return svc;
+  }
+}
+
+/** Maps every service and the top level; answers the port fields, the image, the icon and the web port. */
+export function mapServices(root: MapNode, m: CosmosMapper): Mapped {
+  const sm = new ServiceMapper(m);
+  root.entries = eachEntry(root.entries, (e) => {
+    if (e.key === 'services' && e.value.k === 'map') e.value.entries = eachEntry(e.value.entries, (s) => [{ key: s.key, value: sm.service(s.key, s.value) }]);
+    if (e.key === 'volumes' && e.value.k === 'seq') {
+      // Cosmos lists volumes as [{name, driver}]; compose maps them by name.
+      const entries: Entry[] = [];
+      for (const v of e.value.items) {
+        const name = !isCondItem(v) && v.k === 'map' ? str(plainEntry(v, 'name')?.value) : undefined;
+        const driver = !isCondItem(v) && v.k === 'map' ? str(plainEntry(v, 'driver')?.value) : undefined;
+        if (name) entries.push({ key: name, value: map(driver ? [{ key: 'driver', value: lit(driver) }] : []) });
+      }
+      return [{ key: 'volumes', value: map(entries) }];
+    }
+    if (e.key === 'networks' && e.value.k === 'map') {
+      e.value.entries = eachEntry(e.value.entries, (n) => {
+        if (n.value.k === 'map') n.value.entries = n.value.entries.filter((x) => isCondEntry(x) || x.key.toLowerCase() !== 'name');
+        return [n];
+      });
+    }
+    return [e];
+  });
+  if (sm.volumes.size) {
+    let top = plainEntry(root, 'volumes');
+    if (top?.value.k !== 'map') {
+      top = { key: 'volumes', value: map([]) };
+      root.entries = root.entries.filter((e) => isCondEntry(e) || e.key !== 'volumes');
+      root.entries.push(top);
+    }
+    const declared = top.value as MapNode;
+    for (const v of sm.volumes)
+      if (!plainEntry(declared, v.toLowerCase()) && !declared.entries.some((e) => !isCondEntry(e) && e.key === v))
+        declared.entries.push({ key: v, value: map([]) });
+  }
+  return sm.out;
+}
