@@ -27,7 +27,4 @@ export const enPolicy = {
     'One absolute folder per line, for example a media folder. Besides these, an app may only use its own data folder and the serial and video devices Kade lists.',
   'settings.update_check': 'Check once a day whether the images of the apps have an update (UPDATE_CHECK_ENABLED)',
   'settings.update_check_hint': 'The check asks the registries the images come from, such as Docker Hub. Switched off, Kade never asks them on its own.',
-  'settings.not_available': 'Not available yet',
-  'settings.not_available_intro':
-    'These parts of Kade do not exist yet. Their settings would have no effect, so they cannot be changed; they appear here once the feature works.',
 } as const;

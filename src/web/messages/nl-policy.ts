@@ -30,7 +30,4 @@ export const nlPolicy: Record<keyof typeof enPolicy, string> = {
   'settings.update_check': 'Elke dag nagaan of de images van de apps een update hebben (UPDATE_CHECK_ENABLED)',
   'settings.update_check_hint':
     'De controle vraagt het aan de registries waar de images vandaan komen, zoals Docker Hub. Uitgeschakeld vraagt Kade dat nooit uit zichzelf.',
-  'settings.not_available': 'Nog niet beschikbaar',
-  'settings.not_available_intro':
-    'Deze onderdelen van Kade bestaan nog niet. Hun instellingen zouden niets doen, dus je kunt ze niet wijzigen; ze verschijnen hier zodra de functie werkt.',
 };

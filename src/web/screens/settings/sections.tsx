@@ -1,4 +1,4 @@
-import { type MessageKey, t } from '../../i18n.ts';
+import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import type { SectionProps } from './form-bind.ts';
 import { Checkbox, SecretInput, Section, Select, TextArea, TextInput } from './inputs.tsx';
@@ -19,23 +19,6 @@ export function TimeSection(p: SectionProps) {
           <option key={z} value={z} />
         ))}
       </datalist>
-    </Section>
-  );
-}
-
-/**
- * Settings of features that do not exist yet: saving them would change nothing, so the server refuses a change
- * (setting_not_available) and the screen names them instead of offering inputs.
- */
-export function NotAvailableSection() {
-  const items: MessageKey[] = ['settings.update_channel'];
-  return (
-    <Section id="settings-not-available" title={t('settings.not_available')} intro={t('settings.not_available_intro')}>
-      <ul class="plain-list muted">
-        {items.map((k) => (
-          <li key={k}>{t(k)}</li>
-        ))}
-      </ul>
     </Section>
   );
 }
@@ -131,11 +114,32 @@ export function SecuritySection(p: SectionProps) {
   );
 }
 
+/** Kade's own update channel (UPDATE_CHANNEL), saved with the form; the "Update Kade" panel offers what it allows. */
+function ChannelSelect(p: SectionProps) {
+  const channel = p.text('UPDATE_CHANNEL');
+  const options = [
+    { value: 'stable', label: t('settings.channel.stable') },
+    { value: 'beta', label: t('settings.channel.beta') },
+  ];
+  return (
+    <Select
+      label={t('settings.update_channel')}
+      hint={t('settings.update_channel_hint')}
+      options={options}
+      name={channel.name}
+      value={channel.value}
+      invalid={channel.invalid}
+      onChange={channel.onInput}
+    />
+  );
+}
+
 export function UpdatesSection(p: SectionProps) {
   return (
     <Section id="settings-updates" title={t('settings.updates')}>
       <Checkbox label={t('settings.update_check')} hint={t('settings.update_check_hint')} {...p.flag('UPDATE_CHECK_ENABLED')} />
       <Checkbox label={t('settings.auto_sync')} {...p.flag('AUTO_SYNC_ON_BOOT')} />
+      <ChannelSelect {...p} />
     </Section>
   );
 }

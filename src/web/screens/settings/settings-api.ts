@@ -1,4 +1,5 @@
 import type { JobT, RepoT } from '../../../shared/api.ts';
+import type { SelfUpdateStatusT } from '../../../shared/self-update.ts';
 import type { PathCheckKey, PathCheckT, PathMoveT, SettingsT, SettingsUpdateT, WizardStateT } from '../../../shared/settings.ts';
 import { request } from '../../api.ts';
 
@@ -26,3 +27,10 @@ export interface RepoForm {
 }
 export const wizardGit = (body: RepoForm): Promise<{ repo: RepoT; job: JobT }> => request('POST', '/api/wizard/git', body);
 export const wizardSync = (): Promise<{ jobs: JobT[] }> => request('POST', '/api/wizard/sync');
+
+/** Kade's own update: availability (force asks the registry now), and the update and rollback jobs. */
+export const getSelfUpdate = (force = false): Promise<SelfUpdateStatusT> => request<SelfUpdateStatusT>('GET', `/api/update${force ? '?force=1' : ''}`);
+export const startSelfUpdate = (): Promise<{ job: JobT }> => request('POST', '/api/update');
+export const startSelfRollback = (): Promise<{ job: JobT }> => request('POST', '/api/update/rollback');
+/** The running version; answers while Kade is up, also without a session. */
+export const getHealth = (): Promise<{ version: string }> => request<{ version: string }>('GET', '/healthz');

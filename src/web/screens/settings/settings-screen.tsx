@@ -6,17 +6,8 @@ import { navigate } from '../../router.ts';
 import { FoldersSection } from './folders-section.tsx';
 import { makeBinders, type SectionProps } from './form-bind.ts';
 import { SaveResult, type SaveState } from './save-result.tsx';
-import {
-  BackupsSection,
-  NetworksSection,
-  NotAvailableSection,
-  NotifySection,
-  RegistrySection,
-  SecuritySection,
-  SsoSection,
-  TimeSection,
-  UpdatesSection,
-} from './sections.tsx';
+import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
+import { SelfUpdatePanel } from './self-update-panel.tsx';
 import { getSettings, resetWizard, saveSettings } from './settings-api.ts';
 import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
 import './settings.css';
@@ -148,6 +139,7 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
         <NetworksSection {...props} />
         <BackupsSection {...props} />
         <UpdatesSection {...props} />
+        <SelfUpdatePanel channel={saved.UPDATE_CHANNEL} />
         <NotifySection {...props} />
         <RegistrySection {...props} />
         <div class="save-bar">
@@ -158,7 +150,6 @@ function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onE
         </div>
       </form>
       <SsoSection {...props} />
-      <NotAvailableSection />
       <section class="card settings-section" aria-labelledby="settings-wizard">
         <h2 id="settings-wizard">{t('settings.wizard')}</h2>
         <p class="muted section-intro">{t('settings.wizard_text')}</p>
