@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { appdataParts, parsePort, refuse, subPath } from './portainer-common.ts';
+import { appdataParts, OWNER_LABEL, parsePort, refuse, subPath } from './portainer-common.ts';
 import { type Entry, fromPlain, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import { dataParts, leadingVar, stackParts, type VarFields, type VarKind } from './portainer-fields.ts';
 
@@ -173,6 +173,17 @@ function convertPorts(list: unknown[], ctx: StackContext, str: (s: string) => No
   });
 }
 
+/** Labels by which Kade and compose tell an app's containers are theirs to set: dropped (an install would refuse them). */
+function ownLabelsOnly(labels: Obj | unknown[], notes: Set<string>): Obj | unknown[] {
+  const owner = (k: string) => {
+    const own = OWNER_LABEL.test(k);
+    if (own) notes.add(`label ${k} dropped: Kade and compose set it`);
+    return own;
+  };
+  if (Array.isArray(labels)) return labels.filter((l) => !owner(String(l).split('=')[0] ?? ''));
+  return Object.fromEntries(Object.entries(labels).filter(([k]) => !owner(k)));
+}
+
 /** One service: stack variables as fields, container_name and build refused or dropped, volumes and ports mapped. */
 function convertService(name: string, svc: Obj, ctx: StackContext, str: (s: string) => Node): Node {
   if (svc.build !== undefined) throw refuse(`service ${name} builds its image from the repository, which Kade does not do`);
@@ -181,6 +192,10 @@ function convertService(name: string, svc: Obj, ctx: StackContext, str: (s: stri
   for (const [key, value] of Object.entries(svc)) {
     if (key === 'container_name') {
       ctx.notes.add('container_name dropped: compose names the containers after the app');
+      continue;
+    }
+    if (key === 'labels' && (isObj(value) || Array.isArray(value))) {
+      entries.push({ key, value: fromPlain(ownLabelsOnly(value, ctx.notes), str) });
       continue;
     }
     if (key === 'volumes' && Array.isArray(value)) {

@@ -135,6 +135,17 @@ test('type 3: the stack file of this repo, its variables as fields, relative and
   assert.equal(r.doc.services.db.environment.POSTGRES_PASSWORD, '${DB_PASSWORD}');
   assert.deepEqual(wiki.volumes, [`${DATA_DIR}/wiki-stack/data:/data`, `${DATA_DIR}/wiki-stack/opt/wiki/uploads:/uploads`]);
   assert.deepEqual(r.doc.services.db.volumes, ['db-data:/var/lib/postgresql/data']);
+  assert.deepEqual(wiki.labels, ['com.example.team=docs']);
+  assert.ok(a.notes.includes('label com.docker.compose.project dropped: Kade and compose set it'));
+});
+
+test('a port range is published as written', () => {
+  const a = app('nginx-web-server-2');
+  assert.deepEqual(renderDefaults(a).doc.services['nginx-web-server-2'].ports, ['8081:80', '9000-9002:9000-9002/udp']);
+  assert.deepEqual(
+    allFields(a.template).map((f) => f.id),
+    ['port'],
+  );
 });
 
 test('type 2: a swarm stack one host runs the same is imported as compose, swarm-only parts dropped', () => {

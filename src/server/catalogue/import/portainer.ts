@@ -157,6 +157,12 @@ function containerApp(t: Obj, id: string): ImportedApp {
   const ports: Item[] = [];
   for (const p of Array.isArray(t.ports) ? t.ports : []) {
     const spec = parsePort(String(p));
+    if (!spec && /^(\d{1,3}(\.\d{1,3}){3}:)?(\d+-\d+:)?\d+-\d+(\/(tcp|udp))?$/.test(String(p))) {
+      // A range is published as written: one field per port would not say what the app needs.
+      ports.push(lit(String(p)));
+      notes.add(`port range ${String(p)} published as written`);
+      continue;
+    }
     if (!spec) throw refuse(`port ${JSON.stringify(p)} is not host:container/protocol`);
     const before = fields.length;
     ports.push(makePort(spec));
@@ -172,6 +178,7 @@ function containerApp(t: Obj, id: string): ImportedApp {
     const mode = v.readonly === true ? ':ro' : '';
     const bind = typeof v.bind === 'string' ? v.bind.trim() : '';
     if (bind && !bind.startsWith('/')) {
+      if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(bind)) throw refuse(`volume ${JSON.stringify(bind)} is neither a host path nor a volume name`);
       named.push(bind);
       volumes.push(s(`${bind}:${v.container}${mode}`));
       continue;
