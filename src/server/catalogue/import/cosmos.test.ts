@@ -113,6 +113,12 @@ test('what cannot be mapped is refused with the reason', () => {
   assert.throws(() => parseCosmos('{ "a": 1 {if Context.x}, "b": 2 }'), /a conditional block does not enclose whole entries/);
 });
 
+test('a Cosmos folder name (AdGuardHome) becomes a valid app id, also inside the compose file', () => {
+  const a = importCosmos(join(FIXTURES, 'whoami'), 'Who_Am I');
+  assert.equal(a.id, 'who-am-i');
+  assert.ok(a.compose.includes('"who-am-i":'));
+});
+
 test('an app without a form or description gets its id as name and the fallback category', () => {
   const a = importCosmos(join(FIXTURES, 'whoami'), 'whoami');
   assert.equal(a.template.name, 'whoami');

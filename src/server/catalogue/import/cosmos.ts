@@ -7,13 +7,14 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZodError } from 'zod';
+import { isSafeName } from '../../../shared/names.ts';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { categoriesOf } from '../derive-categories.ts';
 import { readForm } from './cosmos-form.ts';
 import { type CosmosMapper, mapServices } from './cosmos-services.ts';
 import { parseCosmos, plainOf, type WCond, type WItem, type WMember, type WPart, type WValue } from './cosmos-whiskers.ts';
-import { APPDATA_FIELD, clip, fieldParts, idAllocator, plainText, refuse, secretField, textField, versionOf } from './portainer-common.ts';
+import { APPDATA_FIELD, clip, fieldParts, idAllocator, plainText, refuse, secretField, slug, textField, versionOf } from './portainer-common.ts';
 import { type Cond, dollarSafe, type Entry, emitCompose, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
@@ -165,7 +166,9 @@ function describe(dir: string, id: string, messages: string[]) {
 }
 
 /** One servapp folder as a Kade app, or a refusal with the reason. */
-export function importCosmos(dir: string, id: string): ImportedApp {
+export function importCosmos(dir: string, folder: string): ImportedApp {
+  // Cosmos folders are named like `AdGuardHome`; an app id is lower case.
+  const id = isSafeName(folder) ? folder : slug(folder);
   const text = readJson(join(dir, 'cosmos-compose.json'), 'cosmos-compose.json');
   if (typeof text !== 'string') throw refuse('has no cosmos-compose.json');
   const root = parseCosmos(text);

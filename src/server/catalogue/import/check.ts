@@ -1,0 +1,163 @@
+/**
+ * `npm run templates:check`'s work, without Kade's server or database: import every app of a folder (or a
+ * Portainer templates file), render each as an install with its defaults would (stand-in values for required
+ * fields without one), and let the compose CLI judge the result (`config -q`, v2 or else v1), two at a time.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { FieldValue, TemplateFileT } from '../../../shared/template.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { allFields, renderTemplate } from '../../templates/render.ts';
+import { resolveValues } from '../../templates/values.ts';
+import { detectFolder, type ImportedEntry, importTree, REPO_FILE_IMPORTERS, type TreeImport } from './importers.ts';
+
+export const CHECK_DATA_DIR = '/srv/kade-data';
+
+/** Imports what `path` holds: a folder of app folders, one app folder, a store with an `Apps/` folder, or a repo file. */
+export function importPath(path: string): TreeImport {
+  if (statSync(path).isFile()) {
+    for (const imp of REPO_FILE_IMPORTERS) {
+      const root = dirname(path);
+      if (imp.detect(root) === null && !path.endsWith('.json')) continue;
+      const { apps, refused } = imp.importAll(root, path);
+      return {
+        apps: apps.map((a) => ({ ...a, format: imp.format, dir: root })),
+        refused,
+        report: { format: imp.format, found: apps.length + refused.length, imported: apps.length, refused },
+      };
+    }
+    throw new Error(`${path} is not a templates file of a known format`);
+  }
+  const single = detectFolder(path);
+  if (single && !existsSync(join(path, 'Apps'))) {
+    try {
+      const app = single.importApp(path, basename(path));
+      return { apps: [{ ...app, format: single.format, dir: path }], refused: [], report: { format: single.format, found: 1, imported: 1, refused: [] } };
+    } catch (err) {
+      const refused = [{ app: basename(path), reason: errorMessage(err).split('\n')[0] ?? '' }];
+      return { apps: [], refused, report: { format: single.format, found: 1, imported: 0, refused } };
+    }
+  }
+  const tree = importTree(path);
+  // CasaOS's and Runtipi's stores keep their apps one folder down.
+  for (const sub of ['Apps', 'apps']) {
+    if (tree.report.found === 0 && existsSync(join(path, sub))) return importTree(join(path, sub), path);
+  }
+  return tree;
+}
+
+/** A value for a required field that has none: what a user would plausibly type. */
+function standIn(t: TemplateFileT, id: string, n: number): FieldValue {
+  const f = allFields(t).find((x) => x.id === id);
+  switch (f?.type) {
+    case 'port':
+      return 20000 + n;
+    case 'number':
+      return f.min ?? 1;
+    case 'boolean':
+      return false;
+    case 'email':
+      return 'admin@example.com';
+    case 'url':
+      return 'http://127.0.0.1:8080';
+    case 'select':
+      return f.options?.[0]?.value ?? '';
+    case 'path':
+      return `${CHECK_DATA_DIR}/check/${id}`;
+    default:
+      return f?.pattern ? 'example.com' : 'kadecheck';
+  }
+}
+
+/** The app rendered as an install named after its id would render it. */
+export function renderWithDefaults(app: ImportedEntry): { compose: string; env: Record<string, string> } {
+  const ctx = { dataDir: CHECK_DATA_DIR, uid: 1000, gid: 1000, name: app.id };
+  const values: Record<string, FieldValue> = {};
+  let n = 0;
+  for (let round = 0; round < 2; round++) {
+    try {
+      const resolved = resolveValues(app.template, values, ctx);
+      const out = renderTemplate({ template: app.template, compose: app.compose, values: resolved, timezone: 'UTC' });
+      return { compose: out.compose, env: out.env };
+    } catch (err) {
+      const missing = (err as { fields?: string[] }).fields;
+      if (round > 0 || (err as { code?: string }).code !== 'required_fields' || !missing) throw err;
+      for (const id of missing) values[id] = standIn(app.template, id, n++);
+    }
+  }
+  throw new Error('unreachable');
+}
+
+let cli: [string, string[]] | null = null;
+/** `docker compose` when the plugin is there, else `docker-compose`. */
+export function composeCli(): [string, string[]] {
+  cli ??= spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0 ? ['docker', ['compose']] : ['docker-compose', []];
+  return cli;
+}
+
+/** Null when `config -q` accepts the file, else the first line compose said. */
+export function composeCheck(name: string, compose: string, env: Record<string, string>): Promise<string | null> {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-check-'));
+  writeFileSync(join(dir, 'docker-compose.yml'), compose);
+  writeFileSync(
+    join(dir, '.env'),
+    Object.entries(env)
+      .map(([k, v]) => `${k}='${v.replace(/'/g, '')}'\n`)
+      .join(''),
+  );
+  const [cmd, pre] = composeCli();
+  const project = name.replace(/[^a-z0-9_-]/g, '') || 'app';
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      [...pre, '-p', project, '--project-directory', dir, '-f', join(dir, 'docker-compose.yml'), 'config', '-q'],
+      { cwd: dir, timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } },
+      (err, _out, stderr) => {
+        rmSync(dir, { recursive: true, force: true });
+        if (!err) resolve(null);
+        else resolve(String(stderr).trim().split('\n').pop()?.trim() || err.message);
+      },
+    );
+  });
+}
+
+/** Runs `fn` over `items`, `size` at a time. */
+export async function pool<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
+  return out;
+}
+
+export interface CheckResult {
+  found: number;
+  imported: number;
+  valid: number;
+  /** One line per app that was refused, did not render, or that compose did not accept. */
+  failures: string[];
+}
+
+export async function checkPath(path: string, parallel = Math.min(2, availableParallelism())): Promise<CheckResult> {
+  const tree = importPath(path);
+  const failures = tree.refused.map((r) => `${r.app || '(repo)'}: not imported: ${r.reason}`);
+  const results = await pool(tree.apps, parallel, async (app) => {
+    let rendered: { compose: string; env: Record<string, string> };
+    try {
+      rendered = renderWithDefaults(app);
+    } catch (err) {
+      return `${app.id}: does not render: ${errorMessage(err).split('\n')[0]}`;
+    }
+    const problem = await composeCheck(app.id, rendered.compose, rendered.env);
+    return problem === null ? null : `${app.id}: compose config: ${problem}`;
+  });
+  for (const r of results) if (r) failures.push(r);
+  return { found: tree.report.found, imported: tree.apps.length, valid: results.filter((r) => r === null).length, failures };
+}

@@ -1,0 +1,309 @@
+/**
+ * A source store's compose file as a compose template in Kade's syntax, for the Runtipi and CasaOS importers.
+ * Every source string is written escaped (portainer-emit.ts), so no `{{` of the source is ever a tag; the only
+ * placeholders are those for the variables the importer mapped. Host ports become port fields, bind sources go
+ * below the app's data folder, and each importer says what its platform variables are.
+ */
+import type { TemplateFieldT } from '../../../shared/template.ts';
+import { clip, displayText, fieldIdOf, hostPath, idAllocator, looksSecret, parsePort, portItem, refuse, secretField, textField } from './portainer-common.ts';
+import { type Entry, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
+
+type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const VAR = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+=])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The variables a string refers to. */
+export const varsOf = (s: string): string[] => [...s.matchAll(VAR)].map((m) => m[1] ?? m[4] ?? '').filter(Boolean);
+
+/** Literal parts merged, so a string without mapped variables stays one literal. */
+function pushLit(parts: Part[], s: string) {
+  if (!s) return;
+  const last = parts[parts.length - 1];
+  if (last && 'lit' in last) last.lit += s;
+  else parts.push({ lit: s });
+}
+
+/**
+ * What the platform of the source store puts into its variables: parts of Kade's template (a field, a literal),
+ * or null for a variable the importer turns into a field of its own (see `Vars`).
+ */
+export type Platform = (name: string) => Part[] | null;
+
+/** The fields made while converting, and the ids they took. */
+export class Vars {
+  readonly fields: TemplateFieldT[] = [];
+  readonly notes = new Set<string>();
+  private readonly byVar = new Map<string, string>();
+  readonly allocate = idAllocator('_', ['appdata_dir']);
+  constructor(
+    private readonly platform: Platform,
+    /** Fields the source declares for variables (Runtipi's form), by variable name. */
+    private readonly declared: Map<string, TemplateFieldT> = new Map(),
+  ) {}
+
+  add(f: TemplateFieldT): TemplateFieldT {
+    if (!this.fields.some((x) => x.id === f.id)) this.fields.push(f);
+    return f;
+  }
+
+  /** A variable's parts: the platform's, a declared field, or a new field (a default from `${X:-default}`). */
+  resolve(name: string, fallback: string | undefined): Part[] {
+    const p = this.platform(name);
+    if (p) return p;
+    const d = this.declared.get(name);
+    if (d) return [{ field: this.add(d).id }];
+    let id = this.byVar.get(name);
+    if (id === undefined) {
+      id = this.allocate(fieldIdOf(name));
+      this.byVar.set(name, id);
+      const extra: Partial<TemplateFieldT> = fallback ? { default: clip(fallback, 4000) } : {};
+      const env = /^[A-Z][A-Z0-9_]{0,62}$/.test(name) ? { env: name } : {};
+      this.add(looksSecret(name) ? secretField(id, name, { ...extra, ...env }) : textField(id, name, extra));
+      this.notes.add(`variable ${name} became the field ${id}`);
+    }
+    return [{ field: id }];
+  }
+
+  /** A source string with its variables mapped; `$$` stays as compose's own escape. */
+  parts(s: string): Part[] {
+    const parts: Part[] = [];
+    let at = 0;
+    for (const m of s.matchAll(VAR)) {
+      pushLit(parts, s.slice(at, m.index));
+      at = (m.index ?? 0) + m[0].length;
+      if (m[0] === '$$') {
+        pushLit(parts, '$$');
+        continue;
+      }
+      const name = (m[1] ?? m[4]) as string;
+      const op = m[2];
+      const arg = m[3];
+      if (op !== undefined && op !== ':-' && op !== '-') {
+        // `${X:?msg}` and `${X:+alt}`: the value itself (or nothing) is the closest Kade can say.
+        for (const p of this.resolve(name, undefined)) parts.push(p);
+        continue;
+      }
+      for (const p of this.resolve(name, arg)) {
+        if ('lit' in p) pushLit(parts, p.lit);
+        else parts.push(p);
+      }
+    }
+    pushLit(parts, s.slice(at));
+    return parts;
+  }
+
+  node(s: string): Node {
+    const parts = this.parts(s);
+    if (parts.length === 0) return lit('');
+    if (parts.length === 1 && parts[0] && 'lit' in parts[0]) return lit(parts[0].lit);
+    return text(parts);
+  }
+}
+
+/** A plain value with every string through `vars`. */
+export function plain(v: unknown, vars: Vars): Node {
+  if (typeof v === 'string') return vars.node(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return lit(v ?? null);
+  if (Array.isArray(v)) return seq(v.map((x) => plain(x, vars)));
+  return map(Object.entries(v as Obj).map(([key, value]) => ({ key, value: plain(value, vars) })));
+}
+
+export interface ComposeRules {
+  vars: Vars;
+  /** Where a bind source goes: parts of the new source, 'drop' for a mount Kade provides itself. */
+  bindSource(source: string): Part[] | 'drop';
+  /** Labels of the store's own proxy and manager, dropped. */
+  dropLabel(key: string): boolean;
+  /** Networks of the store itself, dropped from services and the top level. */
+  dropNetwork(name: string): boolean;
+  /** A label for the port field of a container port. */
+  portLabel(service: string, container: string): TemplateFieldT['label'];
+  /** Service keys the store added for itself (x-casaos, x-runtipi). */
+  dropServiceKey(key: string): boolean;
+}
+
+const isBindSource = (s: string) => s.startsWith('/') || s.startsWith('$') || s.startsWith('.') || s.startsWith('~');
+
+function volumeItem(v: unknown, rules: ComposeRules): Item | null {
+  if (typeof v === 'string') {
+    const i = v.indexOf(':');
+    const source = i < 0 ? '' : v.slice(0, i);
+    if (i < 0 || !isBindSource(source)) return rules.vars.node(v);
+    const to = rules.bindSource(source);
+    if (to === 'drop') return null;
+    return text([...to, ...rules.vars.parts(v.slice(i))]);
+  }
+  if (isObj(v) && v.type === 'bind' && typeof v.source === 'string') {
+    const to = rules.bindSource(v.source);
+    if (to === 'drop') return null;
+    const entries: Entry[] = Object.entries(v).map(([key, value]) => ({ key, value: key === 'source' ? text(to) : plain(key === 'bind' ? bindOptions(value, rules) : value, rules.vars) }));
+    return map(entries);
+  }
+  return plain(v, rules.vars);
+}
+
+/** `create_host_path` is compose v2's default already and unknown to v1, which creates the folder anyway. */
+function bindOptions(b: unknown, rules: ComposeRules): unknown {
+  if (!isObj(b) || !('create_host_path' in b)) return b;
+  rules.vars.notes.add('bind option create_host_path dropped (compose creates the folder)');
+  const { create_host_path: _, ...rest } = b;
+  return rest;
+}
+
+/** depends_on's long form as compose v1 and v2 both read it: the condition only (restart and required dropped). */
+function dependsOn(d: unknown, rules: ComposeRules): Node {
+  if (!isObj(d)) return plain(d, rules.vars);
+  return map(
+    Object.entries(d).map(([key, value]) => {
+      if (!isObj(value) || Object.keys(value).every((k) => k === 'condition')) return { key, value: plain(value, rules.vars) };
+      rules.vars.notes.add(`depends_on of ${key}: only the condition is kept`);
+      return { key, value: plain(value.condition === undefined ? {} : { condition: value.condition }, rules.vars) };
+    }),
+  );
+}
+
+function portField(rules: ComposeRules, service: string, container: string, host: string | undefined) {
+  const id = rules.vars.allocate(`port_${container.replace(/\D+/g, '_')}`);
+  return { id, label: rules.portLabel(service, container), host };
+}
+
+/** A published port: a literal host port becomes a port field; a port through a variable keeps its variable. */
+function portEntry(p: unknown, rules: ComposeRules, service: string): Item {
+  if (typeof p === 'number') return lit(p);
+  if (typeof p === 'string') {
+    if (p.includes('$')) return rules.vars.node(p);
+    const spec = parsePort(p);
+    if (!spec || spec.host?.includes('-')) return lit(p);
+    const f = portField(rules, service, spec.container, spec.host);
+    const { field, item } = portItem(spec, f.id, f.label);
+    rules.vars.add(field);
+    return item;
+  }
+  if (isObj(p) && p.target !== undefined) {
+    const published = p.published === undefined ? undefined : String(p.published);
+    if (published !== undefined && published.includes('$')) return plain(p, rules.vars);
+    if (published !== undefined && !/^\d+$/.test(published)) return plain(p, rules.vars);
+    const f = portField(rules, service, String(p.target), published);
+    rules.vars.add({
+      id: f.id,
+      label: f.label,
+      type: 'port',
+      required: published !== undefined,
+      secret: false,
+      advanced: false,
+      ...(published !== undefined ? { default: Number(published) } : {}),
+    });
+    const entries: Entry[] = Object.entries(p)
+      .filter(([k]) => k !== 'published')
+      .map(([key, value]) => ({ key, value: plain(value, rules.vars) }));
+    // Without a published port the engine picks one; an empty field keeps it so.
+    entries.push({ cond: { field: f.id, negate: false }, yes: [{ key: 'published', value: text([{ field: f.id }]) }], no: [] });
+    return map(entries);
+  }
+  return plain(p, rules.vars);
+}
+
+function environment(env: unknown, rules: ComposeRules): Node {
+  // Kade sets TZ in every service itself (the host's timezone): the store's `TZ=$TZ` is that same thing.
+  const isOwnTz = (k: string, v: unknown) => k === 'TZ' && typeof v === 'string' && /^\$\{?TZ\}?$/.test(v.trim());
+  if (Array.isArray(env)) {
+    const items = env.filter((e) => {
+      const s = String(e);
+      const i = s.indexOf('=');
+      return !(i > 0 && isOwnTz(s.slice(0, i), s.slice(i + 1)));
+    });
+    return seq(items.map((e) => plain(typeof e === 'string' ? e : String(e), rules.vars)));
+  }
+  if (isObj(env)) {
+    return map(
+      Object.entries(env)
+        .filter(([k, v]) => !isOwnTz(k, v))
+        // A container's environment is text: `LOG_EVENTS: true` means the string "true" (compose refuses the boolean).
+        .map(([key, value]) => ({ key, value: value === null ? lit(null) : plain(isObj(value) || Array.isArray(value) ? value : String(value), rules.vars) })),
+    );
+  }
+  return plain(env, rules.vars);
+}
+
+function labels(l: unknown, rules: ComposeRules): Node | null {
+  if (Array.isArray(l)) {
+    const kept = l.filter((e) => !rules.dropLabel(String(e).split('=')[0] ?? ''));
+    if (kept.length < l.length) rules.vars.notes.add('labels of the store\u2019s proxy dropped');
+    return kept.length ? plain(kept, rules.vars) : null;
+  }
+  if (isObj(l)) {
+    const kept = Object.entries(l).filter(([k]) => !rules.dropLabel(k));
+    if (kept.length < Object.keys(l).length) rules.vars.notes.add('labels of the store\u2019s proxy dropped');
+    return kept.length ? map(kept.map(([key, value]) => ({ key, value: plain(value, rules.vars) }))) : null;
+  }
+  return plain(l, rules.vars);
+}
+
+function networks(n: unknown, rules: ComposeRules): Node | null {
+  if (Array.isArray(n)) {
+    const kept = n.filter((x) => !rules.dropNetwork(String(x)));
+    if (kept.length < n.length) rules.vars.notes.add('the store\u2019s own network dropped');
+    return kept.length ? plain(kept, rules.vars) : null;
+  }
+  if (isObj(n)) {
+    const kept = Object.entries(n).filter(([k]) => !rules.dropNetwork(k));
+    if (kept.length < Object.keys(n).length) rules.vars.notes.add('the store\u2019s own network dropped');
+    return kept.length ? map(kept.map(([key, value]) => ({ key, value: plain(value, rules.vars) }))) : null;
+  }
+  return plain(n, rules.vars);
+}
+
+function service(name: string, svc: Obj, rules: ComposeRules): Node {
+  const entries: Entry[] = [];
+  for (const [key, value] of Object.entries(svc)) {
+    if (rules.dropServiceKey(key)) continue;
+    let node: Node | null;
+    if (key === 'volumes' && Array.isArray(value)) {
+      const items = value.map((v) => volumeItem(v, rules)).filter((x): x is Item => x !== null);
+      node = items.length ? seq(items) : null;
+    } else if (key === 'ports' && Array.isArray(value)) node = seq(value.map((p) => portEntry(p, rules, name)));
+    else if (key === 'environment') node = environment(value, rules);
+    else if (key === 'labels') node = labels(value, rules);
+    else if (key === 'networks') node = networks(value, rules);
+    else if (key === 'depends_on') node = dependsOn(value, rules);
+    else if ((key === 'command' || key === 'entrypoint') && Array.isArray(value)) node = plain(value.map((x) => (isObj(x) ? x : String(x))), rules.vars);
+    else node = plain(value, rules.vars);
+    if (node) entries.push({ key, value: node });
+  }
+  return map(entries);
+}
+
+/** The compose document as a template tree: top-level `name` and `x-*` dropped (Kade names the project). */
+export function convertCompose(doc: Obj, rules: ComposeRules): Extract<Node, { k: 'map' }> {
+  if (!isObj(doc.services) || Object.keys(doc.services).length === 0) throw refuse('the compose file has no services');
+  const entries: Entry[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'name' || key === 'version' || key.startsWith('x-')) continue;
+    if (key === 'services') {
+      const svcs = Object.entries(value as Obj).map(([n, s]) => {
+        if (!isObj(s)) throw refuse(`service ${n} is not a mapping`);
+        return { key: n, value: service(n, s, rules) };
+      });
+      entries.push({ key, value: map(svcs) });
+    } else if (key === 'networks') {
+      const n = networks(value, rules);
+      if (n) entries.push({ key, value: n });
+    } else entries.push({ key, value: plain(value, rules.vars) });
+  }
+  return map(entries) as Extract<Node, { k: 'map' }>;
+}
+
+/** A bind source outside the store's data folder: below the app's data folder, or refused (engine socket, /etc…). */
+export function otherHostPath(source: string, vars: Vars): Part[] | 'drop' {
+  if (source.includes('$')) return vars.parts(source);
+  const to = hostPath(source);
+  if (to === 'drop') {
+    vars.notes.add('host time files dropped (Kade sets TZ)');
+    return 'drop';
+  }
+  vars.notes.add(`host path ${source} moved below the app's data folder`);
+  return [{ field: 'appdata_dir' }, { lit: `/${to.sub}` }];
+}
+
+export { displayText };
