@@ -189,7 +189,8 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
   const title = englishOf(localized(meta.title, 100)) || folder;
   const tagline = localized(meta.tagline, 500);
   const description = localized(meta.description, 4000);
-  const descText = typeof description === 'string' ? plainText(description) : description ? { en: plainText(description.en), nl: plainText(description.nl) } : '';
+  const descText =
+    typeof description === 'string' ? plainText(description) : description ? { en: plainText(description.en), nl: plainText(description.nl) } : '';
   const source = typeof meta.category === 'string' ? meta.category.trim() : '';
   const mapped = CATEGORY[source.toLowerCase()];
   const tags = [source, ...(Array.isArray(meta.tags) ? meta.tags.map(String) : [])].filter((t) => t && t.length <= 40).slice(0, 30);

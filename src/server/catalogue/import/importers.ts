@@ -103,4 +103,3 @@ export function importTree(appsDir: string, root: string = appsDir): TreeImport 
   refused.sort((a, b) => a.app.localeCompare(b.app));
   return { apps, refused, report: reportOf(formats, apps.length, refused) };
 }
-

@@ -61,7 +61,8 @@ function readJson(dir: string, name: string): Obj {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
 
 /** One entry of `form_fields` as a Kade field. */
 export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFieldT {
@@ -162,7 +163,9 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
     delete f.generate;
     delete f.pattern;
     delete f.min_length;
-    f.options = options.slice(0, 200).map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
+    f.options = options
+      .slice(0, 200)
+      .map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
     if (f.default === undefined && raw.required === true && f.options[0]) f.default = f.options[0].value;
   }
   return f;
@@ -342,7 +345,18 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
       case 'PUID':
       case 'PGID': {
         const id = name.toLowerCase();
-        return [{ field: vars.add({ id, label: id === 'puid' ? { en: 'User id', nl: 'Gebruikers-id' } : { en: 'Group id', nl: 'Groeps-id' }, type: 'number', required: true, secret: false, advanced: true }).id }];
+        return [
+          {
+            field: vars.add({
+              id,
+              label: id === 'puid' ? { en: 'User id', nl: 'Gebruikers-id' } : { en: 'Group id', nl: 'Groeps-id' },
+              type: 'number',
+              required: true,
+              secret: false,
+              advanced: true,
+            }).id,
+          },
+        ];
       }
       default:
         return null;
@@ -408,6 +422,7 @@ const urlPath = (v: unknown): string => (typeof v === 'string' && v.startsWith('
 export const runtipiImporter: AppFolderImporter = {
   format: 'runtipi',
   detect: (dir) =>
-    existsSync(join(dir, 'config.json')) && (existsSync(join(dir, 'docker-compose.yml')) || existsSync(join(dir, 'docker-compose.json')) || existsSync(join(dir, 'docker-compose.yaml'))),
+    existsSync(join(dir, 'config.json')) &&
+    (existsSync(join(dir, 'docker-compose.yml')) || existsSync(join(dir, 'docker-compose.json')) || existsSync(join(dir, 'docker-compose.yaml'))),
   importApp: importRuntipi,
 };

@@ -137,7 +137,10 @@ function volumeItem(v: unknown, rules: ComposeRules): Item | null {
   if (isObj(v) && v.type === 'bind' && typeof v.source === 'string') {
     const to = rules.bindSource(v.source);
     if (to === 'drop') return null;
-    const entries: Entry[] = Object.entries(v).map(([key, value]) => ({ key, value: key === 'source' ? text(to) : plain(key === 'bind' ? bindOptions(value, rules) : value, rules.vars) }));
+    const entries: Entry[] = Object.entries(v).map(([key, value]) => ({
+      key,
+      value: key === 'source' ? text(to) : plain(key === 'bind' ? bindOptions(value, rules) : value, rules.vars),
+    }));
     return map(entries);
   }
   return plain(v, rules.vars);
@@ -182,7 +185,7 @@ function portEntry(p: unknown, rules: ComposeRules, service: string): Item {
   }
   if (isObj(p) && p.target !== undefined) {
     const published = p.published === undefined ? undefined : String(p.published);
-    if (published !== undefined && published.includes('$')) return plain(p, rules.vars);
+    // A published port through a variable or a range stays as the source wrote it.
     if (published !== undefined && !/^\d+$/.test(published)) return plain(p, rules.vars);
     const f = portField(rules, service, String(p.target), published);
     rules.vars.add({
@@ -267,7 +270,11 @@ function service(name: string, svc: Obj, rules: ComposeRules): Node {
     else if (key === 'labels') node = labels(value, rules);
     else if (key === 'networks') node = networks(value, rules);
     else if (key === 'depends_on') node = dependsOn(value, rules);
-    else if ((key === 'command' || key === 'entrypoint') && Array.isArray(value)) node = plain(value.map((x) => (isObj(x) ? x : String(x))), rules.vars);
+    else if ((key === 'command' || key === 'entrypoint') && Array.isArray(value))
+      node = plain(
+        value.map((x) => (isObj(x) ? x : String(x))),
+        rules.vars,
+      );
     else node = plain(value, rules.vars);
     if (node) entries.push({ key, value: node });
   }
