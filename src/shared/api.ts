@@ -97,6 +97,13 @@ export const Repo = z.object({
   outdated: z.boolean(),
   /** App folders of the cache left out of the store because they fail validation; `app` '' is the apps folder itself. */
   skipped: z.array(z.object({ app: z.string(), reason: z.string() })),
+  /** The import report: the repo's format (another store's too, issue #17), apps found and imported, and why the others were refused. */
+  import: z.object({
+    format: z.enum(['kade', 'runtipi', 'casaos', 'portainer', 'cosmos', 'mixed']),
+    found: z.number().int(),
+    imported: z.number().int(),
+    refused: z.array(z.object({ app: z.string(), reason: z.string() })),
+  }),
 });
 
 export const StoreApp = z.object({

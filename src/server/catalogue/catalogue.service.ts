@@ -97,6 +97,7 @@ export function createCatalogueService(deps: {
       status: { commit: r.commit, commit_date: r.commitDate, synced_at: r.syncedAt, version: r.cacheVersion, outdated, error: r.lastError },
       outdated,
       skipped: index(r).skipped,
+      import: index(r).report,
     };
   }
 
@@ -142,7 +143,9 @@ export function createCatalogueService(deps: {
   function index(r: RepoRecord): RepoIndex {
     const cached = indexes.get(r.id);
     if (cached && cached.commit === r.commit) return cached.index;
-    const idx = r.commit ? indexRepo(r.id, appsDir(r)) : { apps: [], skipped: [] };
+    const idx = r.commit
+      ? indexRepo(r.id, appsDir(r), cachePath(r.id))
+      : { apps: [], skipped: [], report: { format: 'kade' as const, found: 0, imported: 0, refused: [] } };
     indexes.set(r.id, { commit: r.commit, index: idx });
     return idx;
   }
@@ -214,10 +217,13 @@ export function createCatalogueService(deps: {
       return repos.list().flatMap((r) => index(r).apps);
     },
 
+    /** The app as the index read it (an imported app's template is the importer's, never re-read as Kade's). */
     loadApp(repoId: string, app: string): LoadedTemplate & { repo: RepoRecord } {
       const r = get(repoId);
-      if (!index(r).apps.some((a) => a.app === app)) throw notFound('app', `${repoId}/${app}`);
-      return { ...loadTemplate(join(appsDir(r), app), app), repo: r };
+      const found = index(r).apps.find((a) => a.app === app);
+      if (!found) throw notFound('app', `${repoId}/${app}`);
+      if (found.format === 'kade') return { ...loadTemplate(found.dir, app), repo: r };
+      return { template: found.template, compose: found.compose, dir: found.dir, repo: r };
     },
   };
 }
