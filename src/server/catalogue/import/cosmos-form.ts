@@ -1,7 +1,7 @@
 /** The install form of a Cosmos app (`cosmos-installer.form`) as Kade fields. */
 import { hasPlaceholder } from '../../../shared/placeholders.ts';
 import type { TemplateFieldT } from '../../../shared/template.ts';
-import { plainOf, type WPart, type WValue } from './cosmos-whiskers.ts';
+import { plainOf, type WItem, type WPart, type WValue } from './cosmos-whiskers.ts';
 import { clip, displayText, fieldIdOf, secretField, textField, withDefault } from './portainer-common.ts';
 
 type Obj = Extract<WValue, { t: 'obj' }>;
@@ -45,11 +45,12 @@ export function readForm(root: Obj, id: string, newId: (base: string) => string)
   const nl = memberOf(memberOf(installer, 'translation'), 'nl');
   const out: CosmosForm = { fields: new Map(), messages: [], notes: [] };
   if (form?.t !== 'arr') return out;
-  for (const item of form.items) {
-    if (!('t' in item) || item.t !== 'obj') {
-      out.notes.push('form fields inside conditional blocks dropped');
-      continue;
-    }
+  // A field a block shows only for some answers is always shown here: a form cannot hide it, and the compose
+  // file uses it only inside the same block.
+  const flat = (items: WItem[]): WValue[] => items.flatMap((i) => ('t' in i ? [i] : [...flat(i.yes), ...flat(i.no)]));
+  const seen = new Set<string>();
+  for (const item of flat(form.items)) {
+    if (item.t !== 'obj') continue;
     const name = textOf(memberOf(item, 'name'), id);
     const type = textOf(memberOf(item, 'type'), id) || 'text';
     const labelEn = clip(displayText(textOf(memberOf(item, 'label'), id) || name || type), 500);
@@ -57,7 +58,8 @@ export function readForm(root: Obj, id: string, newId: (base: string) => string)
       if (labelEn) out.messages.push(labelEn);
       continue;
     }
-    if (!name) continue;
+    if (!name || seen.has(name)) continue;
+    seen.add(name);
     const labelNl = textOf(memberOf(nl, `form.${name}.label`), id);
     const label = labelNl ? { en: labelEn, nl: clip(displayText(labelNl), 500) } : labelEn;
     const initial = memberOf(item, 'initialValue');

@@ -127,6 +127,24 @@ test('an app without a form or description gets its id as name and the fallback 
   assert.equal(renderDefaults(a).doc.services.whoami.command, '--port 80 --name whoami');
 });
 
+test('a conditional service and a conditional form field; trailing commas; host folders of the form in the data folder', () => {
+  const a = importCosmos(join(FIXTURES, 'photos'), 'photos');
+  const f = (id: string) => allFields(a.template).find((x) => x.id === id);
+  assert.equal(f('photo_path')?.type, 'path', 'a text field used as a bind source is a path field');
+  assert.equal(f('photo_path')?.default, '{data_dir}/var/lib/photos');
+  assert.equal(f('backup_path')?.default, '{data_dir}/photos-backup', 'a field a block shows for some answers is a field');
+  assert.equal(f('port')?.default, 3001);
+  const off = renderDefaults(a).doc;
+  assert.deepEqual(Object.keys(off.services).sort(), ['photos', 'photos-database']);
+  assert.equal(off.services.photos.volumes[0].source, `${DATA_DIR}/photos/var/lib/photos`);
+  assert.equal(off.services.photos.labels, undefined, 'only cosmos labels: none left');
+  const on = renderDefaults(a, { with_backup: true }).doc;
+  assert.deepEqual(Object.keys(on.services).sort(), ['photos', 'photos-backup', 'photos-database']);
+  assert.equal(on.services['photos-backup'].volumes[0].source, `${DATA_DIR}/photos/photos-backup`);
+  assert.ok(a.notes.includes('uid dropped'));
+  for (const r of [renderDefaults(a), renderDefaults(a, { with_backup: true })]) assert.equal(composeProblem(r, 'kadetest-photos'), null);
+});
+
 test('the imported apps render with their defaults (and the other branches) into files the compose CLI accepts', () => {
   assert.equal(composeProblem(renderDefaults(nextcloud), 'kadetest-nextcloud'), null);
   assert.equal(composeProblem(renderDefaults(nextcloud, { enable_debug: true, data_path: '' }), 'kadetest-nextcloud'), null);

@@ -14,7 +14,7 @@ import { categoriesOf } from '../derive-categories.ts';
 import { readForm } from './cosmos-form.ts';
 import { type CosmosMapper, mapServices } from './cosmos-services.ts';
 import { parseCosmos, plainOf, type WCond, type WItem, type WMember, type WPart, type WValue } from './cosmos-whiskers.ts';
-import { APPDATA_FIELD, clip, fieldParts, idAllocator, plainText, refuse, secretField, slug, textField, versionOf } from './portainer-common.ts';
+import { APPDATA_FIELD, clip, fieldParts, hostPath, idAllocator, plainText, refuse, secretField, slug, textField, versionOf } from './portainer-common.ts';
 import { type Cond, dollarSafe, type Entry, emitCompose, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
@@ -74,6 +74,12 @@ class Converter implements CosmosMapper {
       if (f.id !== fieldId || f.type !== 'text') continue;
       f.type = type;
       if (type === 'port') f.default = typeof f.default === 'string' && /^\d+$/.test(f.default) ? Number(f.default) : undefined;
+      // A host folder of the source's machine (`/var/lib/movies`) starts in the app's data folder instead.
+      if (type === 'path' && typeof f.default === 'string' && f.default.startsWith('/')) {
+        const at = hostPath(f.default);
+        f.default = at === 'drop' ? undefined : `{data_dir}/${at.sub}`;
+        this.notes.add('host folders of the form start in the data folder');
+      }
       if (f.default === undefined) delete f.default;
     }
   }
