@@ -7,7 +7,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../../core/errors.ts';
 import { casaosImporter } from './casaos.ts';
+import { cosmosImporter } from './cosmos.ts';
 import { kadeImporter, plainComposeImporter } from './kade.ts';
+import { portainerImporter } from './portainer.ts';
 import { runtipiImporter } from './runtipi.ts';
 import type { AppFolderImporter, ImportedApp, ImportFormat, ImportReport, Refusal, RepoFileImporter } from './types.ts';
 
@@ -15,16 +17,14 @@ import type { AppFolderImporter, ImportedApp, ImportFormat, ImportReport, Refusa
 export const APP_FOLDER_IMPORTERS: AppFolderImporter[] = [
   kadeImporter,
   runtipiImporter,
-  // cosmos: add here (before casaos: a Cosmos folder may also hold a plain compose file)
+  cosmosImporter,
   casaosImporter,
   // last: a compose file in no known format is a Kade app without its template.json (refused, with that reason)
   plainComposeImporter,
 ];
 
 /** Per repo (one file for all apps), tried before the folders. */
-export const REPO_FILE_IMPORTERS: RepoFileImporter[] = [
-  // portainer: add here
-];
+export const REPO_FILE_IMPORTERS: RepoFileImporter[] = [portainerImporter];
 
 /** The importer of one app folder, or null when the folder is no app (docs, scripts, assets). */
 export const detectFolder = (dir: string): AppFolderImporter | null => APP_FOLDER_IMPORTERS.find((i) => i.detect(dir)) ?? null;
