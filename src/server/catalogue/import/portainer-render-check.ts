@@ -23,7 +23,7 @@ export interface Rendered {
 
 /** Renders with the defaults (and `values` over them), as an install named after the app's id would. */
 export function renderDefaults(app: ImportedApp, values: Record<string, FieldValue> = {}): Rendered {
-  const resolved = resolveValues(app.template, values, { dataDir: DATA_DIR, uid: 1000, gid: 1000, name: app.id });
+  const resolved = resolveValues(app.template, values, { dataDir: DATA_DIR, uid: 4242, gid: 4243, name: app.id });
   const out = renderTemplate({ template: app.template, compose: app.compose, values: resolved, timezone: 'Europe/Amsterdam' });
   return { compose: out.compose, env: out.env, doc: parse(out.compose) };
 }

@@ -101,6 +101,8 @@ test('type 1: no source text is evaluated as Kade template syntax, and $ stays l
   assert.equal(renderDefaults(a, { greeting: 'Hi' }).doc.services['nginx-web-server'].environment.GREETING, 'Hi');
   assert.equal(svc.command, `/bin/sh -c 'echo {{literal}} $$HOME && nginx -g "daemon off;"'`);
   assert.deepEqual(svc.labels, { 'com.example.vendor': 'Acme {{x}}' });
+  assert.equal(svc.environment.TZ, 'Europe/Amsterdam', "Kade's time zone, not the source's default");
+  assert.equal(svc.environment.PUID, '4242', "PUID starts with Kade's own id");
   assert.equal(svc.environment.ADMIN_PASSWORD, '${ADMIN_PASSWORD}');
   assert.ok((r.env.ADMIN_PASSWORD ?? '').length >= 16, 'the secret was generated into .env');
   assert.ok(a.notes.some((n) => n.includes('com.docker.compose.project')));

@@ -146,7 +146,10 @@ function containerApp(t: Obj, id: string): ImportedApp {
   if (t.network === 'host' || t.network === 'none') svc.push({ key: 'network_mode', value: lit(t.network) });
   else if (typeof t.network === 'string' && t.network && t.network !== 'bridge') notes.add(`network ${t.network} dropped: the app gets its own`);
 
-  const env: Entry[] = envList(t.env).map((e) => {
+  // Kade gives every service TZ from its own setting; PUID and PGID fields start with Kade's ids (pre-fills).
+  const declared = envList(t.env).filter((e) => e.name !== 'TZ');
+  if (declared.length < envList(t.env).length) notes.add('TZ dropped: Kade sets it');
+  const env: Entry[] = declared.map((e) => {
     if (e.preset) return { key: e.name, value: s(e.default ?? '') };
     const f = envField(e, newId(fieldIdOf(e.name)));
     fields.push(f);
