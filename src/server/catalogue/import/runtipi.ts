@@ -9,10 +9,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { isSafeName } from '../../../shared/names.ts';
+import { hasPlaceholder } from '../../../shared/placeholders.ts';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { readRegularFile } from '../../templates/load.ts';
 import { categoriesOf } from '../derive-categories.ts';
-import { APPDATA_FIELD, clip, displayText, fieldIdOf, refuse, slug, versionOf } from './portainer-common.ts';
+import { APPDATA_FIELD, clip, displayText, fieldIdOf, refuse, slug, versionOf, withDefault } from './portainer-common.ts';
 import { emitCompose, type Part } from './portainer-emit.ts';
 import { convertCompose, isObj, otherHostPath, Vars } from './source-compose.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
@@ -72,6 +73,7 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
   const min = num(raw.min);
   const max = num(raw.max);
   const def = raw.default;
+  let literal: string | undefined;
   const f: TemplateFieldT = {
     id,
     label,
@@ -83,7 +85,9 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
     ...(str(raw.hint) ? { info: clip(displayText(str(raw.hint) as string), 4000) } : {}),
   };
   const setDefault = () => {
-    if (typeof def === 'string' || typeof def === 'number' || typeof def === 'boolean') f.default = typeof def === 'string' ? clip(def, 4000) : def;
+    if (typeof def === 'number' || typeof def === 'boolean') f.default = def;
+    // A text default is kept literal: Kade's own placeholders ({name}…) in it are not filled (see withDefault).
+    else if (typeof def === 'string') literal = def;
   };
   const lengths = () => {
     if (min !== undefined && min >= 1) f.min_length = Math.min(Math.floor(min), 4000);
@@ -166,9 +170,14 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
     f.options = options
       .slice(0, 200)
       .map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
-    if (f.default === undefined && raw.required === true && f.options[0]) f.default = f.options[0].value;
+    if (literal !== undefined) f.default = clip(literal, 200);
+    else if (raw.required === true && f.options[0]) f.default = f.options[0].value;
+    return f;
   }
-  return f;
+  if (literal === undefined) return f;
+  // A default kept out of the form (it holds text Kade would fill) stands in the compose file for an empty value.
+  if (hasPlaceholder(literal)) f.required = false;
+  return withDefault(f, literal);
 }
 
 /** The dynamic `docker-compose.json` as plain compose. */
@@ -223,8 +232,9 @@ export function dynamicToCompose(doc: Obj): { doc: Obj; main: string | undefined
       const ports = (out.ports as string[] | undefined) ?? [];
       for (const p of s.addPorts.filter(isObj)) {
         const base = `${String(p.hostPort)}:${String(p.containerPort)}`;
+        if (p.tcp === true) ports.push(`${base}/tcp`);
         if (p.udp === true) ports.push(`${base}/udp`);
-        if (p.tcp !== false || p.udp !== true) ports.push(base);
+        if (p.tcp !== true && p.udp !== true) ports.push(base);
       }
       if (ports.length) out.ports = ports;
     }

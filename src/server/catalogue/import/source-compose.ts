@@ -5,7 +5,20 @@
  * below the app's data folder, and each importer says what its platform variables are.
  */
 import type { TemplateFieldT } from '../../../shared/template.ts';
-import { clip, displayText, fieldIdOf, hostPath, idAllocator, looksSecret, parsePort, portItem, refuse, secretField, textField } from './portainer-common.ts';
+import {
+  displayText,
+  fieldIdOf,
+  fieldParts,
+  hostPath,
+  idAllocator,
+  looksSecret,
+  parsePort,
+  portItem,
+  refuse,
+  secretField,
+  textField,
+  withDefault,
+} from './portainer-common.ts';
 import { type Entry, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 
 type Obj = Record<string, unknown>;
@@ -52,17 +65,18 @@ export class Vars {
     const p = this.platform(name);
     if (p) return p;
     const d = this.declared.get(name);
-    if (d) return [{ field: this.add(d).id }];
+    if (d) return fieldParts(this.add(d));
     let id = this.byVar.get(name);
     if (id === undefined) {
       id = this.allocate(fieldIdOf(name));
       this.byVar.set(name, id);
-      const extra: Partial<TemplateFieldT> = fallback ? { default: clip(fallback, 4000) } : {};
       const env = /^[A-Z][A-Z0-9_]{0,62}$/.test(name) ? { env: name } : {};
-      this.add(looksSecret(name) ? secretField(id, name, { ...extra, ...env }) : textField(id, name, extra));
+      const f = looksSecret(name) ? secretField(id, name, env) : textField(id, name);
+      this.add(fallback ? withDefault(f, fallback) : f);
       this.notes.add(`variable ${name} became the field ${id}`);
     }
-    return [{ field: id }];
+    const f = this.fields.find((x) => x.id === id);
+    return f ? fieldParts(f) : [{ field: id }];
   }
 
   /** A source string with its variables mapped; `$$` stays as compose's own escape. */
