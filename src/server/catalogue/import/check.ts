@@ -72,9 +72,9 @@ function standIn(t: TemplateFileT, id: string, n: number): FieldValue {
 }
 
 /** The app rendered as an install named after its id would render it. */
-export function renderWithDefaults(app: ImportedEntry): { compose: string; env: Record<string, string> } {
+export function renderWithDefaults(app: ImportedEntry, given: Record<string, FieldValue> = {}): { compose: string; env: Record<string, string> } {
   const ctx = { dataDir: CHECK_DATA_DIR, uid: 1000, gid: 1000, name: app.id };
-  const values: Record<string, FieldValue> = {};
+  const values: Record<string, FieldValue> = { ...given };
   let n = 0;
   for (let round = 0; round < 2; round++) {
     try {
