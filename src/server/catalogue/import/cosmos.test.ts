@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { allFields } from '../../templates/render.ts';
 import { cosmosImporter, importCosmos } from './cosmos.ts';
 import { parseCosmos } from './cosmos-whiskers.ts';
-import { composeProblem, DATA_DIR, renderDefaults } from './portainer-render-check.ts';
+import { composeProblem, DATA_DIR, lintErrors, renderDefaults } from './portainer-render-check.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../../../test/fixtures/import/cosmos');
 const nextcloud = importCosmos(join(FIXTURES, 'nextcloud'), 'nextcloud');
@@ -149,4 +149,8 @@ test('the imported apps render with their defaults (and the other branches) into
   assert.equal(composeProblem(renderDefaults(nextcloud), 'kadetest-nextcloud'), null);
   assert.equal(composeProblem(renderDefaults(nextcloud, { enable_debug: true, data_path: '' }), 'kadetest-nextcloud'), null);
   assert.equal(composeProblem(renderDefaults(importCosmos(join(FIXTURES, 'whoami'), 'whoami')), 'kadetest-whoami'), null);
+});
+
+test("the imported apps pass Kade's own template lint", () => {
+  for (const id of ['nextcloud', 'photos', 'whoami']) assert.deepEqual(lintErrors(importCosmos(join(FIXTURES, id), id)), [], id);
 });

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { FieldValue } from '../../../shared/template.ts';
-import { renderTemplate } from '../../templates/render.ts';
+import { lintApp } from '../../templates/lint.ts';
+import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues } from '../../templates/values.ts';
 import type { ImportedApp } from './types.ts';
 
@@ -66,4 +67,20 @@ export function checkoutOf(fixture: string, origin: string): string {
   mkdirSync(join(dir, '.git'));
   writeFileSync(join(dir, '.git', 'config'), `[core]\n\tbare = false\n[remote "origin"]\n\turl = ${origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
   return dir;
+}
+
+/** The errors Kade's template lint finds in an imported app (an app without any field has none to show: not counted). */
+export function lintErrors(app: ImportedApp): string[] {
+  const dir = join(mkdtempSync(join(tmpdir(), 'kade-import-lint-')), app.id);
+  try {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'template.json'), JSON.stringify(app.template));
+    writeFileSync(join(dir, 'docker-compose.yml'), app.compose);
+    const none = allFields(app.template).length === 0;
+    return lintApp(dir, app.id)
+      .filter((f) => f.level === 'error' && !(none && f.rule === 'visible-field'))
+      .map((f) => `${f.rule}: ${f.message}`);
+  } finally {
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  }
 }

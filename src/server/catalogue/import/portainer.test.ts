@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { allFields } from '../../templates/render.ts';
 import { detectPortainer, importPortainer, sameRepo } from './portainer.ts';
-import { checkoutOf, composeProblem, DATA_DIR, renderDefaults } from './portainer-render-check.ts';
+import { checkoutOf, composeProblem, DATA_DIR, lintErrors, renderDefaults } from './portainer-render-check.ts';
 import type { ImportedApp } from './types.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../../../test/fixtures/import/portainer');
@@ -176,4 +176,8 @@ test('a plain folder (no git origin) cannot tell the stack file is elsewhere; a 
 
 test('every imported app renders with its defaults into a compose file the compose CLI accepts', () => {
   for (const a of result.apps) assert.equal(composeProblem(renderDefaults(a), `kadetest-${a.id}`), null, a.id);
+});
+
+test("every imported app passes Kade's own template lint (ports, secrets, bind sources, generate)", () => {
+  for (const a of result.apps) assert.deepEqual(lintErrors(a), [], a.id);
 });
