@@ -160,6 +160,13 @@ export const enCatalogue = {
   'repos.skipped_many': '{count} apps of this repository could not be read and are not in the store:',
   'repos.skipped_folder': 'folder with the apps',
   'repos.skipped_fix': 'Correct the template in the repository and fetch it again; the template guide lists the required keys.',
+  'repos.import_line': 'Format: {format} · {imported} of {found} apps imported',
+  'repos.format_kade': 'Kade',
+  'repos.format_runtipi': 'Runtipi',
+  'repos.format_casaos': 'CasaOS',
+  'repos.format_portainer': 'Portainer',
+  'repos.format_cosmos': 'Cosmos',
+  'repos.format_mixed': 'mixed (several stores)',
   'repos.id': 'Id (optional)',
   'repos.id_hint': 'Lower-case letters, digits, _ and -; at most 63. Empty: made from the name. It never changes.',
 } as const;

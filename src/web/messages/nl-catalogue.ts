@@ -160,6 +160,13 @@ export const nlCatalogue = {
   'repos.skipped_many': '{count} apps uit deze repository konden niet worden gelezen en staan niet in de winkel:',
   'repos.skipped_folder': 'map met de apps',
   'repos.skipped_fix': 'Verbeter het sjabloon in de repository en haal hem opnieuw op; de sjabloonhandleiding noemt de verplichte sleutels.',
+  'repos.import_line': 'Formaat: {format} · {imported} van {found} apps geïmporteerd',
+  'repos.format_kade': 'Kade',
+  'repos.format_runtipi': 'Runtipi',
+  'repos.format_casaos': 'CasaOS',
+  'repos.format_portainer': 'Portainer',
+  'repos.format_cosmos': 'Cosmos',
+  'repos.format_mixed': 'gemengd (meerdere winkels)',
   'repos.id': 'Id (optioneel)',
   'repos.id_hint': 'Kleine letters, cijfers, _ en -; hoogstens 63. Leeg: gemaakt van de naam. Het id verandert nooit.',
 };
