@@ -3,7 +3,7 @@ import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { t } from '../../i18n.ts';
 import { RepoForm } from './repo-form.tsx';
-import { RepoSkipped } from './repo-skipped.tsx';
+import { RepoImport, RepoSkipped } from './repo-skipped.tsx';
 import { RepoDetails } from './repo-status.tsx';
 import { deleteRepo, type JobT, type RepoT, syncRepo } from './repos-api.ts';
 
@@ -118,6 +118,7 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
         )}
       </div>
       <RepoDetails repo={repo} kadeVersion={kadeVersion} />
+      <RepoImport repo={repo} />
       <RepoSkipped repo={repo} />
       {repo.status.error && (
         <p class="repo-error">

@@ -4,23 +4,44 @@ import type { RepoT } from './repos-api.ts';
 /** The element id the store links to (`/repos#skipped-<id>`). */
 export const skippedAnchor = (repoId: string) => `skipped-${repoId}`;
 
-/** The app folders of a repo that failed validation, each with the server's reason. */
+const FORMAT_KEY = {
+  kade: 'repos.format_kade',
+  runtipi: 'repos.format_runtipi',
+  casaos: 'repos.format_casaos',
+  portainer: 'repos.format_portainer',
+  cosmos: 'repos.format_cosmos',
+  mixed: 'repos.format_mixed',
+} as const;
+
+/** The import report's line: the store format the repo is in and how many of its apps are in Kade's store. */
+export function RepoImport({ repo }: { repo: RepoT }) {
+  if (!repo.status.commit || repo.import.found === 0) return null;
+  const { format, imported, found } = repo.import;
+  return <p class="repo-import">{t('repos.import_line', { format: t(FORMAT_KEY[format]), imported, found })}</p>;
+}
+
+/** The apps of a repo that could not be imported or failed validation, each with the server's reason. */
 export function RepoSkipped({ repo }: { repo: RepoT }) {
   const n = repo.skipped.length;
   if (n === 0) return null;
+  const anchor = skippedAnchor(repo.id);
+  // A long list starts folded, unless the store linked straight to it.
+  const open = n <= 10 || (typeof location !== 'undefined' && location.hash === `#${anchor}`);
   return (
-    <section class="repo-skipped" id={skippedAnchor(repo.id)} tabIndex={-1} aria-label={t('repos.skipped_many', { count: n })}>
-      <p>
-        <strong>{n === 1 ? t('repos.skipped_one') : t('repos.skipped_many', { count: n })}</strong>
-      </p>
-      <ul>
-        {repo.skipped.map((s) => (
-          <li key={s.app}>
-            <code>{s.app || t('repos.skipped_folder')}</code> {s.reason}
-          </li>
-        ))}
-      </ul>
-      <p class="muted">{t('repos.skipped_fix')}</p>
+    <section class="repo-skipped" id={anchor} tabIndex={-1} aria-label={t('repos.skipped_many', { count: n })}>
+      <details open={open}>
+        <summary>
+          <strong>{n === 1 ? t('repos.skipped_one') : t('repos.skipped_many', { count: n })}</strong>
+        </summary>
+        <ul>
+          {repo.skipped.map((s) => (
+            <li key={s.app}>
+              <code>{s.app || t('repos.skipped_folder')}</code> {s.reason}
+            </li>
+          ))}
+        </ul>
+        <p class="muted">{t('repos.skipped_fix')}</p>
+      </details>
     </section>
   );
 }
