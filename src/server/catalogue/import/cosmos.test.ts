@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { allFields } from '../../templates/render.ts';
@@ -110,6 +112,16 @@ test('what cannot be mapped is refused with the reason', () => {
   assert.equal(refusal('socket'), 'binds the engine socket /var/run/docker.sock, which no app may use');
   assert.equal(refusal('cpu'), "conditional blocks depend on the host's CPU ({CPU_AVX})");
   assert.throws(() => parseCosmos('{ "a": [ 1 {if Context.x} ] {/if} }'), /a conditional block does not enclose whole entries/);
+  const dir = mkdtempSync(join(tmpdir(), 'kade-cosmos-'));
+  try {
+    const form = '"cosmos-installer": { "form": [{ "name": "x", "label": "X", "type": "checkbox" }] }';
+    writeFileSync(join(dir, 'cosmos-compose.json'), `{ ${form}, "services": { "{ServiceName}{if Context.x}-x{/if}": { "image": "a" } } }`);
+    assert.throws(() => importCosmos(dir, 'keyed'), /keys cannot depend on form values/);
+    writeFileSync(join(dir, 'cosmos-compose.json'), `{ ${form}, "services": { "{Context.x}": { "image": "a" } } }`);
+    assert.throws(() => importCosmos(dir, 'keyed'), /keys cannot depend on form values/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   assert.throws(() => parseCosmos('{ "a": 1 {if Context.x}, "b": 2 }'), /a conditional block does not enclose whole entries/);
 });
 
@@ -151,6 +163,20 @@ test('the imported apps render with their defaults (and the other branches) into
   assert.equal(composeProblem(renderDefaults(importCosmos(join(FIXTURES, 'whoami'), 'whoami')), 'kadetest-whoami'), null);
 });
 
+test('a form value as a published port is a port field; {if not …} … {end}; an https route', () => {
+  const a = importCosmos(join(FIXTURES, 'hass'), 'hass');
+  const f = (id: string) => allFields(a.template).find((x) => x.id === id);
+  assert.equal(f('web_port')?.type, 'port');
+  assert.equal(f('web_port')?.default, 8123);
+  assert.equal(f('port')?.default, 8443);
+  assert.deepEqual(a.template.web, { port_field: 'port', scheme: 'https', path: '/' });
+  const loud = renderDefaults(a).doc.services.hass;
+  assert.deepEqual(loud.ports, ['8123:8123', '8443:8443']);
+  assert.deepEqual(loud.environment.slice(0, 2), ['A=1', 'VERBOSE=1']);
+  assert.ok(!renderDefaults(a, { quiet: true }).doc.services.hass.environment.includes('VERBOSE=1'));
+  assert.equal(composeProblem(renderDefaults(a), 'kadetest-hass'), null);
+});
+
 test("the imported apps pass Kade's own template lint", () => {
-  for (const id of ['nextcloud', 'photos', 'whoami']) assert.deepEqual(lintErrors(importCosmos(join(FIXTURES, id), id)), [], id);
+  for (const id of ['nextcloud', 'photos', 'whoami', 'hass']) assert.deepEqual(lintErrors(importCosmos(join(FIXTURES, id), id)), [], id);
 });

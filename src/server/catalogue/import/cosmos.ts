@@ -109,6 +109,7 @@ class Converter implements CosmosMapper {
   }
 
   key(list: WPart[]): string {
+    if (list.some((p) => 'when' in p)) throw refuse('a key holds a conditional block: keys cannot depend on form values');
     return plainOf(list, (v) => {
       if (v === 'ServiceName') return this.id;
       throw refuse(`a key holds {${v}}: keys cannot depend on form values`);
