@@ -85,7 +85,7 @@ test('platform variables: APP_DATA_DIR is the data folder, APP_PORT the web port
   assert.equal(a.template.web?.port_field, 'app_port');
   const r = renderWithDefaults(a);
   const svc = parse(r.compose).services['echo-tipi'];
-  assert.deepEqual(svc.ports, ['8765:8080']);
+  assert.deepEqual(svc.ports, ['127.0.0.1:8765:8080']);
   assert.deepEqual(svc.volumes, [`${CHECK_DATA_DIR}/echo-tipi/data:/data`]);
   assert.ok(svc.environment.includes('ECHO_URL=http://localhost'));
   // Kade's own TZ (the install's timezone), not Runtipi's variable.
@@ -96,7 +96,9 @@ test('platform variables: APP_DATA_DIR is the data folder, APP_PORT the web port
 test('traefik and runtipi labels and the tipi_main_network are dropped and reported; other labels stay', () => {
   const a = app('echo-tipi');
   const doc = parse(renderWithDefaults(a).compose);
-  assert.deepEqual(doc.services['echo-tipi'].labels, { 'org.example.keep': 'yes' });
+  assert.deepEqual(doc.services['echo-tipi'].labels, { 'org.example.keep': 'yes', 'kade.test': '1' });
+  // Runtipi names the container after the app; Kade's installs of it would collide, and the service name resolves the same.
+  assert.equal(doc.services['echo-tipi'].container_name, undefined);
   assert.equal(doc.services['echo-tipi'].networks, undefined);
   assert.equal(doc.networks, undefined);
   assert.ok(a.notes.some((n) => n.includes('proxy')));

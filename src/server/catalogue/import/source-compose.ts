@@ -275,6 +275,11 @@ function service(name: string, svc: Obj, rules: ComposeRules): Node {
   const entries: Entry[] = [];
   for (const [key, value] of Object.entries(svc)) {
     if (rules.dropServiceKey(key)) continue;
+    // A second install of the app would collide on it; the service name resolves the same inside the app's network.
+    if (key === 'container_name' && value === name) {
+      rules.vars.notes.add('container_name dropped (Kade names containers per install)');
+      continue;
+    }
     let node: Node | null;
     if (key === 'volumes' && Array.isArray(value)) {
       const items = value.map((v) => volumeItem(v, rules)).filter((x): x is Item => x !== null);
