@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ApiClient } from '../../../../test/helpers/client.ts';
+import { type GitServer, startGitServer } from '../../../../test/helpers/git-server.ts';
+import { startTestServer, type TestServer } from '../../../../test/helpers/server.ts';
+
+// A Portainer templates repo added to Kade over real git: the stack files come from Kade's own checkout, whose
+// origin is the repo's URL, so a stack whose repository.url names this repo is imported and another is refused.
+let git: GitServer;
+let kade: TestServer;
+let api: ApiClient;
+let work: string;
+
+before(async () => {
+  git = await startGitServer();
+  work = mkdtempSync(join(tmpdir(), 'kade-pt-int-'));
+  cpSync(join(import.meta.dirname, '../../../../test/fixtures/import/portainer'), work, { recursive: true });
+  const file = join(work, 'templates.json');
+  const text = readFileSync(file, 'utf8').replaceAll('https://github.com/example/kade-portainer-fixture', git.url('portainer-store'));
+  writeFileSync(file, text);
+  await git.addRepo('portainer-store', work, { branch: 'main' });
+  kade = await startTestServer();
+  api = new ApiClient(kade.url);
+  await api.loginAs();
+});
+after(async () => {
+  await kade.close();
+  await git.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('a Portainer repo: its apps in the store, the report with every refusal and its reason', async () => {
+  const r = await api.post('/api/repos', { name: 'Portainer store', url: git.url('portainer-store'), subdirectory: '' });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const job = await api.waitJob(r.body.job.id);
+  assert.equal(job.state, 'succeeded', job.log.join('\n'));
+
+  const repo = (await api.get('/api/repos')).body.find((x: { id: string }) => x.id === r.body.repo.id);
+  assert.equal(repo.import.format, 'portainer');
+  assert.equal(repo.import.found, 8);
+  assert.equal(repo.import.imported, 5);
+  const reasons = Object.fromEntries(repo.import.refused.map((x: { app: string; reason: string }) => [x.app, x.reason]));
+  assert.equal(reasons['other-repo-stack'], 'stack file lives in another repository https://github.com/someone/else');
+  assert.match(reasons['portainer-agent'], /engine socket/);
+  assert.match(reasons['swarm-global'], /deploy\.mode global/);
+
+  const store = (await api.get('/api/store/apps')).body as { repo: string; app: string }[];
+  const ids = store.filter((a) => a.repo === repo.id).map((a) => a.app);
+  assert.deepEqual(ids.sort(), ['nginx-web-server', 'nginx-web-server-2', 'other-stuff', 'swarm-whoami', 'wiki-stack']);
+
+  const wiki = await api.get(`/api/store/apps/${repo.id}/wiki-stack`);
+  assert.equal(wiki.status, 200);
+  assert.equal(wiki.body.template.name, 'Wiki Stack');
+  const ids2 = wiki.body.template.fields.map((f: { id: string }) => f.id);
+  assert.deepEqual(ids2, ['wiki_port', 'db_password', 'title', 'log_level', 'appdata_dir']);
+  assert.equal(wiki.body.values.wiki_port, 8090);
+});
