@@ -200,12 +200,10 @@ export function createDoctor(d: DoctorDeps) {
   function store(): DoctorCheckT {
     try {
       const n = d.storeApps();
-      return {
-        id: 'store',
-        status: n > 0 ? 'ok' : 'warn',
-        message: `${n} ${n === 1 ? 'app' : 'apps'} in the store cache`,
-        fix: n > 0 ? null : 'add a template repository under Repositories, or sync the ones there',
-      };
+      const count = `${n} ${n === 1 ? 'app' : 'apps'} in the store cache`;
+      // No command adds a repository: the advice is part of the message.
+      if (n > 0) return { id: 'store', status: 'ok', message: count, fix: null };
+      return { id: 'store', status: 'warn', message: `${count}: add a template repository under Repositories, or sync the ones there`, fix: null };
     } catch (err) {
       return { id: 'store', status: 'warn', message: `the store cache could not be read: ${errorMessage(err)}`, fix: null };
     }
