@@ -8,25 +8,10 @@ import { ZodError } from 'zod';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { categoriesOf } from '../derive-categories.ts';
-import {
-  APPDATA_FIELD,
-  appdataParts,
-  clip,
-  fieldIdOf,
-  fieldParts,
-  idAllocator,
-  OWNER_LABEL,
-  type PortSpec,
-  parsePort,
-  plainText,
-  portItem,
-  refuse,
-  slug,
-  subPath,
-  versionOf,
-} from './portainer-common.ts';
-import { dollarSafe, type Entry, emitCompose, type Item, lit, map, type Node, seq, text } from './portainer-emit.ts';
-import { dataParts, envField, envList, VarFields } from './portainer-fields.ts';
+import { APPDATA_FIELD, clip, idAllocator, type PortSpec, plainText, refuse, slug, versionOf } from './portainer-common.ts';
+import { containerBuild, portMaker, serviceEntries } from './portainer-container.ts';
+import { emitCompose, lit, map, type Node } from './portainer-emit.ts';
+import { envList, VarFields } from './portainer-fields.ts';
 import { convertStack, readStackFile, varKinds } from './portainer-stack.ts';
 import type { ImportedApp, Refusal, RepoFileImporter } from './types.ts';
 
@@ -105,21 +90,6 @@ function metadata(t: Obj, image: string | undefined) {
   };
 }
 
-const portLabel = (p: PortSpec) => ({
-  en: `Host port for ${p.container}/${p.proto ?? 'tcp'}`,
-  nl: `Hostpoort voor ${p.container}/${p.proto ?? 'tcp'}`,
-});
-
-/** Port fields: `port` for the first, `port_<container>` for the others. */
-function portMaker(newId: (base: string) => string, fields: TemplateFieldT[]) {
-  return (spec: PortSpec): Item => {
-    const base = fields.some((f) => f.type === 'port') ? `port_${spec.container}${spec.proto === 'udp' ? '_udp' : ''}` : 'port';
-    const { field, item } = portItem(spec, newId(base), portLabel(spec));
-    fields.push(field);
-    return item;
-  };
-}
-
 function webOf(fields: TemplateFieldT[], specs: Map<string, PortSpec>) {
   const web = fields.find((f) => f.type === 'port' && specs.get(f.id)?.proto !== 'udp' && f.default !== undefined);
   if (!web) return {};
@@ -127,88 +97,17 @@ function webOf(fields: TemplateFieldT[], specs: Map<string, PortSpec>) {
   return { web: { port_field: web.id, scheme: container === 443 || container === 8443 ? ('https' as const) : ('http' as const), path: '/' } };
 }
 
-/** A type 1 template: one container, every part of it written as compose. */
+/** A type 1 template: one container, every part of it written as compose (portainer-container.ts). */
 function containerApp(t: Obj, id: string): ImportedApp {
   if (typeof t.image !== 'string' || !t.image.trim()) throw refuse('has no image');
-  const notes = new Set<string>();
-  const fields: TemplateFieldT[] = [];
-  const newId = idAllocator('_', ['appdata_dir']);
-  const specs = new Map<string, PortSpec>();
-  const makePort = portMaker(newId, fields);
-  const s = (v: string) => lit(dollarSafe(v));
+  const b = containerBuild();
   const image = typeof t.registry === 'string' && t.registry && !t.image.includes('/') ? `${t.registry}/${t.image}` : t.image.trim();
-  const svc: Entry[] = [{ key: 'image', value: s(image) }];
-  svc.push({ key: 'restart', value: s(typeof t.restart_policy === 'string' && t.restart_policy ? t.restart_policy : 'always') });
-  if (typeof t.command === 'string' && t.command.trim()) svc.push({ key: 'command', value: s(t.command) });
-  if (typeof t.hostname === 'string' && t.hostname.trim()) svc.push({ key: 'hostname', value: s(t.hostname) });
-  if (t.privileged === true) svc.push({ key: 'privileged', value: lit(true) });
-  if (t.interactive === true) svc.push({ key: 'stdin_open', value: lit(true) }, { key: 'tty', value: lit(true) });
-  if (t.network === 'host' || t.network === 'none') svc.push({ key: 'network_mode', value: lit(t.network) });
-  else if (typeof t.network === 'string' && t.network && t.network !== 'bridge') notes.add(`network ${t.network} dropped: the app gets its own`);
-
-  // Kade gives every service TZ from its own setting; PUID and PGID fields start with Kade's ids (pre-fills).
-  const declared = envList(t.env).filter((e) => e.name !== 'TZ');
-  if (declared.length < envList(t.env).length) notes.add('TZ dropped: Kade sets it');
-  const env: Entry[] = declared.map((e) => {
-    if (e.preset) return { key: e.name, value: s(e.default ?? '') };
-    const f = envField(e, newId(fieldIdOf(e.name)));
-    fields.push(f);
-    return { key: e.name, value: text(fieldParts(f)) };
-  });
-  if (env.length) svc.push({ key: 'environment', value: map(env) });
-
-  const ports: Item[] = [];
-  for (const p of Array.isArray(t.ports) ? t.ports : []) {
-    const spec = parsePort(String(p));
-    if (!spec && /^(\d{1,3}(\.\d{1,3}){3}:)?(\d+-\d+:)?\d+-\d+(\/(tcp|udp))?$/.test(String(p))) {
-      // A range is published as written: one field per port would not say what the app needs.
-      ports.push(lit(String(p)));
-      notes.add(`port range ${String(p)} published as written`);
-      continue;
-    }
-    if (!spec) throw refuse(`port ${JSON.stringify(p)} is not host:container/protocol`);
-    const before = fields.length;
-    ports.push(makePort(spec));
-    const f = fields[before];
-    if (f) specs.set(f.id, spec);
-  }
-  if (ports.length) svc.push({ key: 'ports', value: seq(ports) });
-
-  const named: string[] = [];
-  const volumes: Item[] = [];
-  for (const v of Array.isArray(t.volumes) ? t.volumes : []) {
-    if (!isObj(v) || typeof v.container !== 'string' || !v.container.startsWith('/')) throw refuse('a volume has no container path');
-    const mode = v.readonly === true ? ':ro' : '';
-    const bind = typeof v.bind === 'string' ? v.bind.trim() : '';
-    if (bind && !bind.startsWith('/')) {
-      if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(bind)) throw refuse(`volume ${JSON.stringify(bind)} is neither a host path nor a volume name`);
-      named.push(bind);
-      volumes.push(s(`${bind}:${v.container}${mode}`));
-      continue;
-    }
-    // An unnamed volume keeps its data in the app's data folder, named after the container path.
-    const parts = bind ? dataParts(bind) : appdataParts(subPath(v.container));
-    if (!parts) {
-      notes.add(`${bind} dropped: Kade sets TZ`);
-      continue;
-    }
-    volumes.push(text([...parts.map((p) => ('lit' in p ? { lit: dollarSafe(p.lit) } : p)), { lit: dollarSafe(`:${v.container}${mode}`) }]));
-  }
-  if (volumes.length) svc.push({ key: 'volumes', value: seq(volumes) });
-
-  const labels: Entry[] = [];
-  for (const l of Array.isArray(t.labels) ? t.labels : []) {
-    if (!isObj(l) || typeof l.name !== 'string') continue;
-    if (OWNER_LABEL.test(l.name)) notes.add(`label ${l.name} dropped: Kade and compose set it`);
-    else labels.push({ key: l.name, value: s(String(l.value ?? '')) });
-  }
-  if (labels.length) svc.push({ key: 'labels', value: map(labels) });
-
+  const svc = serviceEntries(t, image, b);
   const root = map([{ key: 'services', value: map([{ key: id, value: map(svc) }]) }]) as Extract<Node, { k: 'map' }>;
-  if (named.length) root.entries.push({ key: 'volumes', value: map([...new Set(named)].map((n) => ({ key: n, value: lit(null) }))) });
+  if (b.named.size) root.entries.push({ key: 'volumes', value: map([...b.named].map((n) => ({ key: n, value: lit(null) }))) });
   const compose = emitCompose(root);
-  if (compose.includes('{{appdata_dir}}')) fields.push(APPDATA_FIELD);
-  return finish(id, { ...metadata(t, image), ...webOf(fields, specs), fields }, compose, notes);
+  if (compose.includes('{{appdata_dir}}')) b.fields.push(APPDATA_FIELD);
+  return finish(id, { ...metadata(t, image), ...webOf(b.fields, b.specs), fields: b.fields }, compose, b.notes);
 }
 
 /** Type 2 and 3: the stack file of this repo, its variables as fields. */
@@ -223,15 +122,9 @@ function stackApp(t: Obj, id: string, root: string, swarm: boolean, origin: stri
   const ports: TemplateFieldT[] = [];
   const specs = new Map<string, PortSpec>();
   const newId = idAllocator('_', ['appdata_dir']);
-  const makePort = portMaker(newId, ports);
+  const port = portMaker(newId, ports, specs);
   const kinds = varKinds(doc);
   const vars = new VarFields(envList(t.env), newId, kinds);
-  const port = (spec: PortSpec) => {
-    const item = makePort(spec);
-    const f = ports.at(-1);
-    if (f) specs.set(f.id, spec);
-    return item;
-  };
   const tree = convertStack(doc, swarm, { vars, kinds, notes, stackDir: dir, port });
   if (vars.undeclared.length) notes.add(`variables without an env entry became fields: ${vars.undeclared.join(', ')}`);
   const compose = emitCompose(tree);
