@@ -177,6 +177,19 @@ test('a form value as a published port is a port field; {if not …} … {end}; 
   assert.equal(composeProblem(renderDefaults(a), 'kadetest-hass'), null);
 });
 
+test('conditions on what is always set, or on no form field, are decided at import', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-cosmos-'));
+  try {
+    const env = '"A=1" {if Passwords.0}, "B=1"{/if} {if Context.nothing}, "C=1"{else}, "D=1"{/if} {if not ServiceName}, "E=1"{/if}';
+    writeFileSync(join(dir, 'cosmos-compose.json'), `{ "cosmos-installer": {}, "services": { "{ServiceName}": { "image": "a:1", "environment": [${env}] } } }`);
+    const a = importCosmos(dir, 'consts');
+    assert.ok(!a.compose.includes('{{#'), 'no section is left');
+    assert.deepEqual(renderDefaults(a).doc.services.consts.environment.slice(0, 3), ['A=1', 'B=1', 'D=1']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the imported apps pass Kade's own template lint", () => {
   for (const id of ['nextcloud', 'photos', 'whoami', 'hass']) assert.deepEqual(lintErrors(importCosmos(join(FIXTURES, id), id)), [], id);
 });
