@@ -27,6 +27,7 @@ import { createDockerEngine } from './engine/docker-engine.ts';
 import { createFleet } from './engine/fleet.ts';
 import { createHostService } from './host/host.service.ts';
 import { cachedProbe, createHostProbe } from './host/host-probe.ts';
+import { createProbeImagePuller } from './host/probe-image.ts';
 import { createHttpApp } from './http/app.ts';
 import type { AppEnv } from './http/context.ts';
 import type { FollowLimits } from './http/sse.ts';
@@ -124,7 +125,15 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     version: config.version,
     clock,
   });
-  const probe = cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage }), {
+  // The probe's small image is pulled when the engine lacks it: looked for at start, pulled again when a probe misses it.
+  const probeImage = createProbeImagePuller({
+    docker: engine.docker,
+    image: config.probeImage,
+    onPulled: () => logger.info({ probe: config.probeImage }, 'pulled the host probe image'),
+    onFailure: (message) => logger.warn({ probe: config.probeImage }, message),
+  });
+  void probeImage.ensure();
+  const probe = cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.

@@ -8,7 +8,7 @@ import { detectTimezone } from './timezone.ts';
 export type { ProxyConfig };
 
 const port = z.coerce.number().int().min(1).max(65535);
-/** The small image whose `tail` reads the host's socket tables for the port check; never pulled by Kade. */
+/** The small image whose `tail` reads the host's socket tables for the port check; Kade pulls it when missing. */
 export const DEFAULT_PROBE_IMAGE = 'busybox:1.37';
 /** Kade's own pool for the apps' project networks, cut into /26 blocks (networks/subnet-pool.ts). */
 export const DEFAULT_APP_SUBNET_POOL = '10.200.0.0/16';

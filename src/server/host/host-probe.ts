@@ -23,8 +23,10 @@ export interface HostProbe {
 
 export interface HostProbeOptions {
   docker: Docker;
-  /** A small image with busybox `tail`; never pulled here. */
+  /** A small image with busybox `tail`; not pulled here (see `onImageMissing`). */
   image: string;
+  /** Told when the engine lacks the image, so it can be pulled for the next probe (probe-image.ts). */
+  onImageMissing?: () => void;
   timeoutMs?: number;
   labels?: Record<string, string>;
 }
@@ -112,7 +114,9 @@ export function createHostProbe(opts: HostProbeOptions): HostProbe {
       return await read();
     } catch (err) {
       if (err instanceof ProbeTimeout) return { ok: false, reason: 'timeout', message: err.message };
-      return classify(err, image);
+      const failed = classify(err, image);
+      if (failed.reason === 'image_missing') opts.onImageMissing?.();
+      return failed;
     }
   }
   return {

@@ -1,0 +1,84 @@
+import type Docker from 'dockerode';
+import { errorMessage } from '../core/errors.ts';
+
+/** Gets the host probe's small image (SVC_PROBE_IMAGE) onto the engine when it is missing. */
+export interface ProbeImagePuller {
+  /**
+   * Pulls the image unless the engine has it. One pull at a time: callers during a pull share it; after a
+   * failed pull the next attempt waits `retryMs`. Never throws; answers whether the image is there now.
+   */
+  ensure(): Promise<boolean>;
+}
+
+interface PullEvent {
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+export function createProbeImagePuller(opts: {
+  docker: Docker;
+  image: string;
+  onPulled?: () => void;
+  onFailure?: (message: string) => void;
+  retryMs?: number;
+  now?: () => number;
+}): ProbeImagePuller {
+  const { docker, image } = opts;
+  const retryMs = opts.retryMs ?? 5 * 60_000;
+  const now = opts.now ?? Date.now;
+  let running: Promise<boolean> | undefined;
+  let failedAt = Number.NEGATIVE_INFINITY;
+
+  async function present(): Promise<boolean> {
+    try {
+      await docker.getImage(image).inspect();
+      return true;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      throw err;
+    }
+  }
+
+  async function pull(): Promise<void> {
+    const stream = (await docker.pull(image)) as NodeJS.ReadableStream;
+    let failure: string | null = null;
+    await new Promise<void>((resolve, reject) => {
+      docker.modem.followProgress(
+        stream,
+        (err: Error | null) => (err ? reject(err) : resolve()),
+        (e: PullEvent) => {
+          failure ??= e.error ?? e.errorDetail?.message ?? null;
+        },
+      );
+    });
+    if (failure) throw new Error(failure);
+  }
+
+  async function run(): Promise<boolean> {
+    try {
+      if (await present()) return true;
+    } catch (err) {
+      opts.onFailure?.(`cannot look for the probe image '${image}': ${errorMessage(err)}`);
+      return false;
+    }
+    if (now() - failedAt < retryMs) return false;
+    try {
+      await pull();
+      opts.onPulled?.();
+      return true;
+    } catch (err) {
+      failedAt = now();
+      opts.onFailure?.(`pulling the probe image '${image}' failed: ${errorMessage(err)}`);
+      return false;
+    }
+  }
+
+  return {
+    ensure() {
+      running ??= run().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+  };
+}
