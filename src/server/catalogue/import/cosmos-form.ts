@@ -44,6 +44,8 @@ export function readForm(root: Obj, id: string, newId: (base: string) => string)
   const form = memberOf(installer, 'form');
   const nl = memberOf(memberOf(installer, 'translation'), 'nl');
   const out: CosmosForm = { fields: new Map(), messages: [], notes: [] };
+  // Cosmos shows these after the install, often with the generated passwords: Kade's credentials panel does that.
+  if (memberOf(installer, 'post-install')) out.notes.push('post-install messages dropped: the credentials panel shows generated passwords');
   if (form?.t !== 'arr') return out;
   // A field a block shows only for some answers is always shown here: a form cannot hide it, and the compose
   // file uses it only inside the same block.

@@ -97,7 +97,12 @@ test('routes become a published port; cosmos labels, container names and the tim
   assert.equal(app.volumes.length, 2);
   assert.deepEqual(Object.keys(r.doc.volumes).sort(), ['nextcloud-config', 'nextcloud-data', 'nextcloud-mariadb-data']);
   assert.equal(r.doc.services['nextcloud-mariadb'].healthcheck.interval, '30s');
-  for (const n of ['cosmos-* labels dropped', '/etc/localtime dropped: Kade sets TZ', 'Cosmos routes (its own reverse proxy) mapped to published ports']) {
+  for (const n of [
+    'cosmos-* labels dropped',
+    'post-install messages dropped: the credentials panel shows generated passwords',
+    '/etc/localtime dropped: Kade sets TZ',
+    'Cosmos routes (its own reverse proxy) mapped to published ports',
+  ]) {
     assert.ok(nextcloud.notes.includes(n), n);
   }
 });
