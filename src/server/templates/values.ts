@@ -12,7 +12,17 @@ export interface PrefillContext {
   name?: string;
 }
 
-export const randomSecret = (): string => randomBytes(24).toString('base64url');
+/** A generated value: 32 characters (or the field's min_length) of base64url, or of hex when the field says so. */
+export function randomSecret(f?: Pick<TemplateFieldT, 'generate_encoding' | 'min_length'>): string {
+  const len = Math.max(32, f?.min_length ?? 0);
+  if (f?.generate_encoding === 'hex')
+    return randomBytes(Math.ceil(len / 2))
+      .toString('hex')
+      .slice(0, len);
+  return randomBytes(Math.ceil((len * 3) / 4))
+    .toString('base64url')
+    .slice(0, len);
+}
 
 const MACHINE_SECRET =
   /(^|_)(db|database|postgres|pg|mysql|mariadb|redis|mongo)_?(password|pass|pw)$|secret_?key|signing|encryption|jwt|salt|session_secret|app_key/;
@@ -56,7 +66,7 @@ export function resolveValues(t: TemplateFileT, input: Record<string, FieldValue
   const missing: string[] = [];
   const take = (f: TemplateFieldT, enabled: boolean) => {
     let v: FieldValue | undefined = Object.hasOwn(input, f.id) ? input[f.id] : prefill(f, ctx);
-    if (isBlank(v) && f.generate === true) v = randomSecret();
+    if (isBlank(v) && f.generate === true) v = randomSecret(f);
     if (isBlank(v)) {
       if (f.required && enabled) missing.push(f.id);
       out[f.id] = f.type === 'boolean' ? false : '';

@@ -4,10 +4,17 @@ import type { Lang } from '../i18n.ts';
 export const textIn = (text: string | { en: string; nl: string } | undefined, lang: Lang): string =>
   text === undefined ? '' : typeof text === 'string' ? text : text[lang];
 
-/** 32 characters of base64url from 24 random bytes, the same length the server generates. */
-export function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
+/** 32 characters (or the field's min_length) of base64url, or of hex, as the server generates them. */
+export function randomSecret(f?: { generate_encoding?: 'base64url' | 'hex' | undefined; min_length?: number | undefined }): string {
+  const len = Math.max(32, f?.min_length ?? 0);
+  if (f?.generate_encoding === 'hex') {
+    const hex = crypto.getRandomValues(new Uint8Array(Math.ceil(len / 2)));
+    return Array.from(hex, (b) => b.toString(16).padStart(2, '0'))
+      .join('')
+      .slice(0, len);
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(Math.ceil(len * 0.75) + 1));
   let bin = '';
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  return btoa(bin).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '').slice(0, len);
 }

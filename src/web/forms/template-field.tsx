@@ -194,7 +194,7 @@ function SecretInput({
         {t(shown ? 'install.hide' : 'install.show')}
       </button>
       {offersGenerate(field) && (
-        <button type="button" class="btn btn-small" aria-label={t('install.generate_label', { label })} onClick={() => onChange(randomSecret())}>
+        <button type="button" class="btn btn-small" aria-label={t('install.generate_label', { label })} onClick={() => onChange(randomSecret(field))}>
           {t('install.generate')}
         </button>
       )}

@@ -116,9 +116,9 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
       f.secret = true;
       f.generate = true;
       f.required = false;
-      const enc = str(raw.encoding) ?? 'hex';
-      notes.add(`${env}: a random ${enc} value in Runtipi, a generated secret (base64url, 32 characters) in Kade`);
-      if (min !== undefined && min > 32) notes.add(`${env}: Runtipi asks ${min} characters, Kade generates 32`);
+      // Runtipi's default encoding is hex; base64 becomes base64url (no `+`, `/` or `=` to trip a URL or .env).
+      f.generate_encoding = str(raw.encoding) === 'base64' ? 'base64url' : 'hex';
+      if (min !== undefined && min >= 1) f.min_length = Math.min(Math.floor(min), 4000);
       break;
     }
     case 'email':

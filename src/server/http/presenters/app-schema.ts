@@ -6,7 +6,7 @@ import { isNeverTyped, type PrefillContext, prefill, randomSecret, toggleId } fr
 export function presentAppSchema(repo: string, app: string, template: TemplateFileT, ctx: PrefillContext) {
   const values: Record<string, FieldValue> = {};
   for (const f of allFields(template)) {
-    const v = prefill(f, ctx) ?? (isNeverTyped(f) ? randomSecret() : undefined);
+    const v = prefill(f, ctx) ?? (isNeverTyped(f) ? randomSecret(f) : undefined);
     if (v !== undefined) values[f.id] = v;
   }
   for (const g of template.groups) if (g.toggle) values[toggleId(g.id)] = g.toggle_default;
