@@ -24,7 +24,9 @@ import { openSecretBox } from './db/secret-box.ts';
 import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
+import { createEngineRestart } from './engine/engine-restart.ts';
 import { createFleet } from './engine/fleet.ts';
+import { createHostHelper } from './engine/host-helper.ts';
 import { createHostService } from './host/host.service.ts';
 import { cachedProbe, createHostProbe } from './host/host-probe.ts';
 import { createProbeImagePuller } from './host/probe-image.ts';
@@ -229,8 +231,16 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     upProject: stacks.upProject,
     restart: () => opts.restart?.(),
   });
+  const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
+  const engineRestart = createEngineRestart({
+    helper: createHostHelper(engine.docker, config.probeImage),
+    engine,
+    jobs,
+    events,
+    ownContainerId,
+  });
   // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
-  const interrupted = stacks.recoverInterrupted({ ...backups.resolvers, ...paths.resolvers });
+  const interrupted = stacks.recoverInterrupted({ ...backups.resolvers, ...paths.resolvers, ...engineRestart.resolvers });
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
   settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   const updates = createUpdatesService({
@@ -250,7 +260,6 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   notifications.start();
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
-  const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
   const containers = createContainersService({ dirs: stacks.dirs, engine, events, ownContainerId });
   const host = createHostService({ engine, probe });
   const doctor = createDoctor({
@@ -289,6 +298,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       containers,
       jobs,
       engine,
+      engineRestart,
       compose,
       audit,
       users,

@@ -58,6 +58,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'wizard.reset': 'wizard_reset',
   // Background work
   'job.failed': 'job_failed',
+  // The container engine
+  'engine.restart': 'engine_restart',
 };
 
 // A Map, so an event type such as `constructor` cannot pick up an Object.prototype member.

@@ -7,6 +7,7 @@ import type { ContainersService } from '../containers/containers.service.ts';
 import type { DoctorService } from '../doctor/doctor.service.ts';
 import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { EngineRestartService } from '../engine/engine-restart.ts';
 import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { NetworksService } from '../networks/networks.service.ts';
@@ -27,6 +28,7 @@ export interface Services {
   containers: ContainersService;
   jobs: JobsService;
   engine: Engine;
+  engineRestart: EngineRestartService;
   compose: Compose;
   users: UsersService;
   audit: AuditService;

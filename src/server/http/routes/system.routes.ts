@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { Health } from '../../../shared/api.ts';
+import { Health, JobAccepted } from '../../../shared/api.ts';
 import { DoctorReport } from '../../../shared/doctor.ts';
 import { errorMessage } from '../../core/errors.ts';
-import type { AppEnv } from '../context.ts';
+import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -30,6 +30,15 @@ const engineCheck = defineRoute('viewer', {
   responses: { 200: json(EngineCheck), ...PROBLEMS },
 });
 
+const engineRestart = defineRoute('admin', {
+  method: 'post',
+  path: '/api/engine/restart',
+  tags: ['system'],
+  summary:
+    "Restart the container engine (job): where the host's PID 1 is systemd with a docker.service unit, a privileged helper container asks systemd for the restart and the job waits until the engine answers again. Elsewhere 409 conflict with params.reason not_systemd (params.pid1 names PID 1) or no_unit, saying why",
+  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
+});
+
 const doctor = defineRoute('admin', {
   method: 'get',
   path: '/api/doctor',
@@ -38,8 +47,9 @@ const doctor = defineRoute('admin', {
   responses: { 200: json(DoctorReport), ...PROBLEMS },
 });
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose' | 'doctor'>): void {
+export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose' | 'doctor' | 'engineRestart'>): void {
   app.openapi(doctor, async (c) => c.json(await services.doctor.run(), 200));
+  app.openapi(engineRestart, async (c) => c.json({ job: await services.engineRestart.restart(actorOf(c)) }, 202));
   app.openapi(health, (c) => c.json({ status: 'ok' as const, version }, 200));
   app.openapi(engineCheck, async (c) => {
     const [info, compose] = await Promise.allSettled([services.engine.ping(), services.compose.variant()]);
