@@ -212,7 +212,19 @@ async function benchContainers(): Promise<Docker.ContainerInfo[]> {
 
 async function removeFleet(): Promise<number> {
   const mine = await benchContainers();
-  await pool(mine, 16, async (c) => {
+  // Killed first, then removed: forced removals of running containers side by side can leave the engine
+  // with a stale endpoint count on the network, which it then refuses to remove.
+  await pool(
+    mine.filter((c) => c.State === 'running'),
+    8,
+    async (c) => {
+      await docker
+        .getContainer(c.Id)
+        .kill()
+        .catch(() => undefined);
+    },
+  );
+  await pool(mine, 8, async (c) => {
     await docker
       .getContainer(c.Id)
       .remove({ force: true })

@@ -31,6 +31,11 @@ export interface Fleet {
   invalidate(): void;
   /** Whether answers come from the model now (the stream runs and the model is filled). */
   current(): boolean;
+  /**
+   * A number that changes with every change of the model, for caches of what is computed from a list; null while
+   * lists do not come from the model (each one is then a new listing).
+   */
+  version(): number | null;
   start(): void;
   stop(): void;
 }
@@ -59,9 +64,11 @@ export function createFleet(d: FleetDeps): Fleet {
     return p;
   };
 
+  let changes = 0;
   const setModel = (m: Map<string, ContainerSummary> | null) => {
     model = m;
     snapshot = null;
+    changes++;
   };
 
   /** One full listing replaces the model; shared by callers that ask while it runs. */
@@ -99,6 +106,7 @@ export function createFleet(d: FleetDeps): Fleet {
         else model.delete(id);
       }
       snapshot = null;
+      changes++;
     }).catch((err: unknown) => {
       // The stream most likely ends too; until the next full listing, callers ask the engine.
       d.logger.warn({ err: errorMessage(err) }, 'container model: listing of changed containers failed');
@@ -173,6 +181,7 @@ export function createFleet(d: FleetDeps): Fleet {
       dirty = true;
     },
     current: () => model !== null && !dirty,
+    version: () => (model !== null && !dirty ? changes : null),
     start() {
       if (!stopped) return;
       stopped = false;

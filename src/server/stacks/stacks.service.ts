@@ -10,7 +10,7 @@ import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { ContainerSummary, Engine } from '../engine/engine.ts';
 import type { Fleet } from '../engine/fleet.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { SubnetPool } from '../networks/subnet-pool.ts';
@@ -66,7 +66,7 @@ export interface StacksDeps {
   /** Kade's own address pool for the apps' project networks; without it the engine's default pools are used. */
   subnets?: SubnetPool;
   /** The containers of compose projects kept current by the engine's events (engine/fleet.ts); without it every list asks the engine. */
-  fleet?: Pick<Fleet, 'list'>;
+  fleet?: Pick<Fleet, 'list' | 'version'>;
   /** A backup inside another job of the app (delete with backup=1); a failure is the backup's to log, the job goes on. */
   backupFirst?: (stack: string, reason: string, ctx: JobContext, actor: Actor) => Promise<void>;
 }
@@ -121,13 +121,46 @@ export function createStacksService(d: StacksDeps) {
       );
     }
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    const groups = containers ? groupByApp(containers, dirs) : null;
+    const cached = fromCache(`list ${host}`);
+    if (cached) return cached as StackT[];
+    const version = d.fleet?.version() ?? null;
+    const groups = containers ? groupsOf(containers) : null;
     const repoStatus = repoStatuses();
     const failures = lastFailures();
-    return stackNames(d.libraryDir).map((n) => {
+    const out = stackNames(d.libraryDir).map((n) => {
       const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
       return { ...s, failure: s.status === 'running' ? null : (failures.get(n) ?? null) };
     });
+    toCache(`list ${host}`, version, out);
+    return out;
+  }
+
+  /**
+   * What the list and the app view compute from the container model (the apps' files, their grouping) is kept for
+   * CACHE_MS while the model has not changed: a change of a container shows at once, one of the files within
+   * CACHE_MS. Under load this takes the app list from hundreds of file checks per request to one per CACHE_MS.
+   */
+  const CACHE_MS = 500;
+  const cache = new Map<string, { version: number; at: number; value: unknown }>();
+  function fromCache(key: string): unknown {
+    const version = d.fleet?.version() ?? null;
+    const hit = cache.get(key);
+    if (version === null || !hit || hit.version !== version || Date.now() - hit.at > CACHE_MS) return undefined;
+    return hit.value;
+  }
+  function toCache(key: string, version: number | null, value: unknown): void {
+    if (version === null) return;
+    // A handful of keys (list per host name, the grouping); old ones go when the model changes.
+    if (cache.size > 32) cache.clear();
+    cache.set(key, { version, at: Date.now(), value });
+  }
+  function groupsOf(containers: ContainerSummary[]): Map<string, ContainerSummary[]> {
+    const hit = fromCache('groups');
+    if (hit) return hit as Map<string, ContainerSummary[]>;
+    const version = d.fleet?.version() ?? null;
+    const groups = groupByApp(containers, dirs);
+    toCache('groups', version, groups);
+    return groups;
   }
 
   /** Per app, its newest job when that one failed or was cut off; one read of the recent jobs for the whole list. */
@@ -148,7 +181,7 @@ export function createStacksService(d: StacksDeps) {
     dirs.locate(name);
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
-    const s = presentStack(dirs, name, containers ? (groupByApp(containers, dirs).get(name) ?? []) : null, opts);
+    const s = presentStack(dirs, name, containers ? (groupsOf(containers).get(name) ?? []) : null, opts);
     return { ...s, failure: s.status === 'running' ? null : (lastFailures().get(name) ?? null) };
   }
 
