@@ -103,6 +103,8 @@ export const Repo = z.object({
     found: z.number().int(),
     imported: z.number().int(),
     refused: z.array(z.object({ app: z.string(), reason: z.string() })),
+    /** Per imported app, what of the other store's format was dropped or mapped. */
+    notes: z.array(z.object({ app: z.string(), notes: z.array(z.string()) })),
   }),
 });
 

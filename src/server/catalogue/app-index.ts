@@ -30,7 +30,7 @@ export interface RepoIndex {
   apps: IndexedApp[];
   skipped: SkippedApp[];
   /** The import report of the repo (GET /api/repos/<id>). */
-  report: ImportReport;
+  report: ImportReport & { notes: NonNullable<ImportReport['notes']> };
 }
 
 /** Renders an app once with stand-in values, so a compose file that cannot render is caught here, not at install. */
@@ -59,7 +59,8 @@ export function indexRepo(repoId: string, appsDir: string, root: string = appsDi
     }
   }
   skipped.sort((a, b) => a.app.localeCompare(b.app));
-  const report: ImportReport = { ...tree.report, imported: apps.length, refused: skipped };
+  const notes = apps.filter((a) => a.notes.length > 0).map((a) => ({ app: a.app, notes: a.notes }));
+  const report = { ...tree.report, imported: apps.length, refused: skipped, notes };
   return { apps, skipped, report };
 }
 

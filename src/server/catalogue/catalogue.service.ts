@@ -145,7 +145,7 @@ export function createCatalogueService(deps: {
     if (cached && cached.commit === r.commit) return cached.index;
     const idx = r.commit
       ? indexRepo(r.id, appsDir(r), cachePath(r.id))
-      : { apps: [], skipped: [], report: { format: 'kade' as const, found: 0, imported: 0, refused: [] } };
+      : { apps: [], skipped: [], report: { format: 'kade' as const, found: 0, imported: 0, refused: [], notes: [] } };
     indexes.set(r.id, { commit: r.commit, index: idx });
     return idx;
   }

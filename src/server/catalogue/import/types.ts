@@ -47,4 +47,6 @@ export interface ImportReport {
   found: number;
   imported: number;
   refused: Refusal[];
+  /** What was dropped or mapped per imported app (traefik labels, the store's network…); filled by the catalogue. */
+  notes?: { app: string; notes: string[] }[];
 }
