@@ -16,8 +16,24 @@ const FORMAT_KEY = {
 /** The import report's line: the store format the repo is in and how many of its apps are in Kade's store. */
 export function RepoImport({ repo }: { repo: RepoT }) {
   if (!repo.status.commit || repo.import.found === 0) return null;
-  const { format, imported, found } = repo.import;
-  return <p class="repo-import">{t('repos.import_line', { format: t(FORMAT_KEY[format]), imported, found })}</p>;
+  const { format, imported, found, notes } = repo.import;
+  return (
+    <>
+      <p class="repo-import">{t('repos.import_line', { format: t(FORMAT_KEY[format]), imported, found })}</p>
+      {notes.length > 0 && (
+        <details class="repo-import-notes">
+          <summary>{t('repos.import_notes', { count: notes.length })}</summary>
+          <ul>
+            {notes.map((n) => (
+              <li key={n.app}>
+                <code>{n.app}</code> {n.notes.join('; ')}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  );
 }
 
 /** The apps of a repo that could not be imported or failed validation, each with the server's reason. */
