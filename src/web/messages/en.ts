@@ -5,6 +5,7 @@ import { enBackups } from './en-backups.ts';
 import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enDoctor } from './en-doctor.ts';
+import { enEngine } from './en-engine.ts';
 import { enForms } from './en-forms.ts';
 import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
@@ -195,6 +196,7 @@ export const en = {
   ...enBackups,
   ...enNotify,
   ...enDoctor,
+  ...enEngine,
 } as const;
 
 export type MessageKey = keyof typeof en;

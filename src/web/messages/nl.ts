@@ -6,6 +6,7 @@ import { nlBackups } from './nl-backups.ts';
 import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlDoctor } from './nl-doctor.ts';
+import { nlEngine } from './nl-engine.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
@@ -193,4 +194,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlBackups,
   ...nlNotify,
   ...nlDoctor,
+  ...nlEngine,
 };

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { copyText } from '../../components/copy-text.ts';
+import { EngineRestart } from '../../components/engine-restart.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { t } from '../../i18n.ts';
 import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
@@ -55,6 +56,7 @@ export function DiagnosticsScreen() {
           </ul>
         </>
       )}
+      <EngineRestart />
     </section>
   );
 }
