@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -105,4 +105,16 @@ export function tempDir(prefix: string): Promise<string> {
 
 export async function removeAll(...dirs: (string | undefined)[]): Promise<void> {
   for (const dir of dirs) if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs the installer as `curl … | sh` does: the script arrives on the shell's standard input, and a
+ * terminal (a pty from util-linux `script`) is there for the questions; `answers` is typed into it.
+ */
+export function runPiped(shell: { argv: readonly string[] }, args: string[], answers: string, env: NodeJS.ProcessEnv): InstallerRun {
+  const inner = `cat ${quote(INSTALLER)} | ${shell.argv.map(quote).join(' ')} -s -- ${args.map(quote).join(' ')}`;
+  const r = spawnSync('script', ['-qec', inner, '/dev/null'], { input: answers, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, output: `${r.stdout}${r.stderr}` };
 }

@@ -7,7 +7,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { INSTALLER, pathWithout, removeAll, runInstaller, SHELLS, tempDir } from './installer.ts';
+import { INSTALLER, pathWithout, removeAll, runInstaller, runPiped, SHELLS, tempDir } from './installer.ts';
 
 const execFileP = promisify(execFile);
 // Nothing listens there: a dry run and a refused option contact no source.
@@ -82,6 +82,23 @@ for (const shell of SHELLS) {
       });
       assert.equal(r.code, 1, r.output);
       assert.match(r.stderr, /no terminal to ask: 'Install docker\.io docker-compose[^']* with apt now\?'; pass --yes to answer yes/);
+      assert.equal(existsSync(dir), false);
+    });
+
+    test('piped into the shell (curl | sh), the questions are read from the terminal: the account menu, a no to the engine', () => {
+      const dir = join(work, 'piped');
+      const menu = runPiped(shell, ['--dry-run', '--dir', dir, '--base-dir', join(work, 'piped-base')], '4\n', env());
+      assert.equal(menu.code, 0, menu.output);
+      assert.match(menu.stdout, /Which account should Kade run as\?/);
+      assert.match(menu.stdout, /4\) root/);
+      assert.match(menu.stdout, /Account: root \(uid 0, gid 0\)/);
+      const no = runPiped(shell, ['--dir', dir, '--base-dir', join(work, 'piped-base'), '--user', 'root'], 'n\n', env({ PATH: noEngine }));
+      assert.equal(no.code, 1, no.output);
+      assert.match(no.output, /Install docker\.io docker-compose[^?]* with apt now\? \[y\/N\]/);
+      assert.match(
+        no.output,
+        /error: Kade needs docker\.io docker-compose; install it \(apt-get install docker\.io docker-compose\) and run the installer again/,
+      );
       assert.equal(existsSync(dir), false);
     });
 
