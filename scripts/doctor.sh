@@ -51,7 +51,10 @@ count_here() {
   fi
 }
 
-RECREATE="cd $DIR && docker compose up -d --force-recreate"
+# The compose command of this host, for the fixes: the plugin (v2), else the standalone v1.
+COMPOSE='docker compose'
+if ! docker compose version >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1; then COMPOSE=docker-compose; fi
+RECREATE="cd $DIR && $COMPOSE up -d --force-recreate"
 
 # --- .env -----------------------------------------------------------------------------------
 if [ ! -f "$ENV_FILE" ]; then
@@ -77,7 +80,7 @@ if ! docker info >/dev/null 2>&1; then
 else
   CONTAINER=$(docker ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | head -n 1)
   if [ -z "$CONTAINER" ]; then
-    err "no container of compose project '$PROJECT' exists" "cd $DIR && docker compose up -d"
+    err "no container of compose project '$PROJECT' exists" "cd $DIR && $COMPOSE up -d"
   else
     state=$(docker inspect -f '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}' "$CONTAINER")
     name=${state%% *}; name=${name#/}
@@ -140,24 +143,18 @@ elif [ "$RUNNING" = 1 ]; then
   under=$(printf '%s\n' "$mounts" | while IFS="$TAB" read -r dst _src; do
     case $dst in "$BASE_DIR" | "$BASE_DIR"/*) printf '%s\n' "$dst" ;; esac
   done)
-  printf '%s\n%s\n%s\n%s\n%s\n' "$BASE_DIR" "$BASE_DIR/stacks" "$BASE_DIR/appdata" "$BASE_DIR/backups" "$under" | awk 'NF && !seen[$0]++' |
+  # Besides Kade's folders and the mounts, every folder directly under BASE_DIR on the host: one the
+  # container lacks shows that BASE_DIR is not the host's.
+  top=$(for e in "$BASE_DIR"/* "$BASE_DIR"/.[!.]*; do [ -d "$e" ] && printf '%s\n' "$BASE_DIR/${e##*/}"; done)
+  res=$(printf '%s\n%s\n%s\n%s\n%s\n%s\n' "$BASE_DIR" "$BASE_DIR/stacks" "$BASE_DIR/appdata" "$BASE_DIR/backups" "$top" "$under" | awk 'NF && !seen[$0]++' |
     while IFS= read -r path; do
-      # The host's path: through the deepest bind mount holding it, else the same path.
+      # The host's side is the same path: compose mounts BASE_DIR at the same path inside and outside,
+      # so a container folder fed from anywhere else is exactly what this check is for.
       host=$path
-      best=''
-      while IFS="$TAB" read -r dst src; do
-        [ -n "$dst" ] || continue
-        case $path in
-          "$dst" | "$dst"/*) if [ ${#dst} -gt ${#best} ]; then best=$dst; host=$src${path#"$dst"}; fi ;;
-        esac
-      done <<EOF
-$mounts
-EOF
       outside=$(count_here "$host")
       # shellcheck disable=SC2016 # expanded by the container's shell
       inside=$(docker exec "$CONTAINER" sh -c 'if [ -d "$1" ]; then ls -A "$1" | wc -l; elif [ -e "$1" ]; then echo not_a_folder; else echo missing; fi' sh "$path" 2>/dev/null | tr -d ' ')
       where="\"$path\""
-      [ "$host" = "$path" ] || where="$where (on the host \"$host\")"
       case "$inside/$outside" in
         missing/missing) warn "$where is missing in the container and on the host (Kade makes its folders when it starts)" "$RECREATE" ;;
         missing/[0-9]*) printf 'ERROR %s\n  fix: %s\n' "$where is missing in the container but exists on the host with $outside entries: it is not mounted into Kade's container" "$RECREATE" ;;
@@ -170,10 +167,9 @@ EOF
           else warn "$where: $inside entries in the container, $outside on the host (files being written right now explain a small difference)"
           fi ;;
       esac
-    done >"${TMPDIR:-/tmp}/kade-doctor.$$"
-  cat "${TMPDIR:-/tmp}/kade-doctor.$$"
-  n=$(grep -c '^ERROR ' "${TMPDIR:-/tmp}/kade-doctor.$$")
-  rm -f "${TMPDIR:-/tmp}/kade-doctor.$$"
+    done)
+  printf '%s\n' "$res"
+  n=$(printf '%s\n' "$res" | grep -c '^ERROR ')
   ERRORS=$((ERRORS + n))
 fi
 

@@ -21,7 +21,8 @@ const run = promisify(execFile);
 const PASSWORD = 'correct-horse-battery';
 const OWN = 'kadetest-diagnostics-own';
 const WORKDIR = '/opt/kadetest-diagnostics';
-const FIX = `cd ${WORKDIR} && docker compose up -d --force-recreate`;
+// `docker compose` or `docker-compose`: whichever the engine's host has.
+const FIX = new RegExp(`^cd ${WORKDIR} && docker[ -]compose up -d --force-recreate$`);
 const removeOwn = () => run('docker', ['rm', '-f', OWN]).catch(() => undefined);
 
 const root = mkdtempSync(join(tmpdir(), 'kade-diagnostics-'));

@@ -111,7 +111,9 @@ export function createDoctor(d: DoctorDeps) {
   }
 
   async function mountChecks(own: Own): Promise<DoctorCheckT[]> {
-    const recreate = `${own.workdir ? `cd ${quoteSh(own.workdir)} && ` : ''}docker compose up -d --force-recreate`;
+    // The route back in the compose command found beside the engine: `docker compose` (v2) or `docker-compose` (v1).
+    const cli = (await d.compose.variant().catch(() => 'v2')) === 'v1' ? 'docker-compose' : 'docker compose';
+    const recreate = `${own.workdir ? `cd ${quoteSh(own.workdir)} && ` : ''}${cli} up -d --force-recreate`;
     const folders = foldersToCompare(d.paths.BASE_DIR, [d.paths.LIBRARY_DIR, d.paths.DATA_DIR, d.paths.BACKUP_DIR], own.mounts);
     const hostPaths = folders.map((f) => hostPathOf(f, own.mounts));
     const view = await readHostView(d.engine.docker, {
