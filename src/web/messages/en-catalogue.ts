@@ -161,7 +161,7 @@ export const enCatalogue = {
   'repos.skipped_folder': 'folder with the apps',
   'repos.skipped_fix': 'Correct the template in the repository and fetch it again; the template guide lists the required keys.',
   'repos.import_line': 'Format: {format} · {imported} of {found} apps imported',
-  'repos.import_notes': 'What was dropped or mapped for Kade ({count} apps)',
+  'repos.import_notes': 'What was dropped or mapped for Kade, per app',
   'repos.format_kade': 'Kade',
   'repos.format_runtipi': 'Runtipi',
   'repos.format_casaos': 'CasaOS',

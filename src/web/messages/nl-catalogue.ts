@@ -161,7 +161,7 @@ export const nlCatalogue = {
   'repos.skipped_folder': 'map met de apps',
   'repos.skipped_fix': 'Verbeter het sjabloon in de repository en haal hem opnieuw op; de sjabloonhandleiding noemt de verplichte sleutels.',
   'repos.import_line': 'Formaat: {format} · {imported} van {found} apps geïmporteerd',
-  'repos.import_notes': 'Wat voor Kade is weggelaten of omgezet ({count} apps)',
+  'repos.import_notes': 'Wat voor Kade is weggelaten of omgezet, per app',
   'repos.format_kade': 'Kade',
   'repos.format_runtipi': 'Runtipi',
   'repos.format_casaos': 'CasaOS',

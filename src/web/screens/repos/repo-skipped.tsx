@@ -22,7 +22,7 @@ export function RepoImport({ repo }: { repo: RepoT }) {
       <p class="repo-import">{t('repos.import_line', { format: t(FORMAT_KEY[format]), imported, found })}</p>
       {notes.length > 0 && (
         <details class="repo-import-notes">
-          <summary>{t('repos.import_notes', { count: notes.length })}</summary>
+          <summary>{t('repos.import_notes')}</summary>
           <ul>
             {notes.map((n) => (
               <li key={n.app}>
