@@ -233,7 +233,7 @@ for (const shell of SHELLS) {
       assert.ok(existsSync(dir), 'the install directory is left for the user');
     });
 
-    test('without git: installs from the archive over curl with --token in a 0600 --config file, gone afterwards', async () => {
+    test('without git: installs from the archive over curl with --token in a 0600 --config file, gone afterwards; --update replaces the tree', async () => {
       const root = await tempDir(`${slug}-archive`);
       const adir = join(root, 'kade');
       const aproject = `${project}-archive`;
@@ -258,6 +258,29 @@ for (const shell of SHELLS) {
         assert.match(during.content, new RegExp(`user = "x-access-token:${TOKEN}"`));
         assert.deepEqual(tokenFiles(tmp), [], 'no token file is left');
         assert.doesNotMatch(await readFile(join(adir, '.env'), 'utf8'), new RegExp(TOKEN));
+
+        // --update of an archive installation: the new archive replaces the tree, .env stays.
+        const envBefore = await readFile(join(adir, '.env'), 'utf8');
+        const next = await variant(tree, (d) => rm(join(d, 'README.md'), { force: true }));
+        const previous = archive;
+        try {
+          archive = await archiveOf(next, 'kade-main');
+        } finally {
+          await removeAll(next);
+        }
+        try {
+          const up = await runInstaller(shell, ['--update', '--dir', adir, '--token', TOKEN], { env: env({ PATH: noGit, SVC_SOURCE_URL: '', SVC_IMAGE: '' }) });
+          assert.equal(up.code, 0, up.output);
+          assert.match(up.stdout, /Kade is updated/);
+        } finally {
+          archive = previous;
+        }
+        assert.equal(existsSync(join(adir, 'README.md')), false, 'the tree is the new archive');
+        assert.equal(await readFile(join(adir, '.env'), 'utf8'), envBefore);
+        assert.equal(existsSync(`${adir}.previous`), false);
+        assert.ok(await healthz(aport), 'healthz answers after the update');
+        assert.deepEqual(tokenFiles(tmp), [], 'no token file is left');
+
         const u = await runInstaller(shell, ['--uninstall', '--purge', '--yes', '--dir', adir], { env: env() });
         assert.equal(u.code, 0, u.output);
         assert.deepEqual(await containersOf(aproject), []);
