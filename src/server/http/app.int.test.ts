@@ -121,4 +121,9 @@ test('a job is readable by offset and as a live event stream that ends with its 
   assert.match(job.body.error, /git fetch failed/);
   const repos = await c.get('/api/repos');
   assert.match(repos.body.find((r: { id: string }) => r.id === 'closed').status.error, /git fetch failed/);
+  // One repo by id, with an empty import report while nothing was fetched; an unknown id is a 404.
+  const one = await c.get('/api/repos/closed');
+  assert.equal(one.status, 200);
+  assert.deepEqual(one.body.import, { format: 'kade', found: 0, imported: 0, refused: [], notes: [] });
+  isProblem(await c.get('/api/repos/nope'), 404, 'not_found');
 });

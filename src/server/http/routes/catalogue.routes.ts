@@ -20,6 +20,14 @@ const listRepos = defineRoute('viewer', {
   summary: 'Template repos with cache status; tokens never returned',
   responses: { 200: json(z.array(Repo)), ...PROBLEMS },
 });
+const getRepo = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/repos/{id}',
+  tags: ['catalogue'],
+  summary: 'One template repo with its cache status and import report (format, apps found and imported, refusals with reasons)',
+  request: { params: RepoId },
+  responses: { 200: json(Repo), ...PROBLEMS },
+});
 const addRepo = defineRoute('admin', {
   method: 'post',
   path: '/api/repos',
@@ -95,6 +103,7 @@ const categories = defineRoute('viewer', {
 export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: { dataDir: string; uid: number; gid: number }): void {
   app.openapi(categories, (c) => c.json([...CATEGORIES], 200));
   app.openapi(listRepos, (c) => c.json(s.catalogue.list(), 200));
+  app.openapi(getRepo, (c) => c.json(s.catalogue.get(c.req.valid('param').id), 200));
   app.openapi(addRepo, (c) => c.json(s.catalogue.add(actorOf(c), c.req.valid('json')), 202));
   app.openapi(editRepo, (c) => {
     const body = c.req.valid('json');
