@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -9,6 +10,7 @@ import { addressPools, type DockerdProcess, engineAnswers, findDockerd, holdsFil
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
 import { type Received, startHttpReceiver } from '../helpers/receivers.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSocketProxy } from '../helpers/socket-proxy.ts';
 
 // Issue #16 item 5. The route: this CI machine's dockerd is not under systemd (.ci/run starts it with nohup), so
 // an admin gets the refusal naming PID 1, and a non-admin is refused outright. Then the engine really restarts
@@ -74,21 +76,32 @@ async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boole
   }
 }
 
-/** Opens a followed log and reads until a line came; the reader stays open for the caller. */
-async function follow(id: string): Promise<{ reader: ReadableStreamDefaultReader<Uint8Array>; text: () => string; close: () => void }> {
+/** Opens a followed log and reads until a line came; `ends` reads on until the stream ends (true) or the time is up (false). */
+async function follow(id: string, api: ApiClient = admin) {
   const ac = new AbortController();
-  const res = await fetch(`${kade.url}/api/containers/${id}/logs?follow=1&tail=1`, { headers: { cookie: admin.cookie }, signal: ac.signal });
+  const res = await fetch(`${api.base}/api/containers/${id}/logs?follow=1&tail=1`, { headers: { cookie: api.cookie }, signal: ac.signal });
   assert.equal(res.status, 200, `follow answered ${res.status}`);
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let text = '';
   const dec = new TextDecoder();
+  let text = '';
   while (!/event: line\ndata: \S+ tick/.test(text)) {
     const { value, done } = await reader.read();
     if (done) break;
     text += dec.decode(value);
   }
   assert.match(text, /event: line\ndata: keep tick/);
-  return { reader, text: () => text, close: () => ac.abort() };
+  const read = async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return true;
+      text += dec.decode(value);
+    }
+  };
+  return {
+    text: () => text,
+    close: () => ac.abort(),
+    ends: (withinMs: number) => Promise.race([read(), new Promise<false>((r) => setTimeout(() => r(false), withinMs))]),
+  };
 }
 
 const messages = () =>
@@ -154,17 +167,18 @@ test('dockerd restarts under a running Kade: lists, jobs, the notifications watc
   const once = rows.find((c) => c.service === 'once') as Row;
   const followed = await follow(keep.id);
 
+  // A job under way when the engine goes: it ends (either way), it does not stay running.
+  const inflight = await admin.post<{ job: { id: string } }>(`/api/stacks/${APP}/restart`);
+  assert.equal(inflight.status, 202, JSON.stringify(inflight.body));
   await stopDockerd(d);
+  const cutJob = await admin.waitJob(inflight.body.job.id, 180_000);
+  assert.ok(cutJob.state === 'succeeded' || (cutJob.state === 'failed' && (cutJob.error ?? '') !== ''), JSON.stringify(cutJob));
+  // A job started while the engine is away fails saying so.
+  const early = await job(`/api/stacks/${APP}/start`);
+  assert.equal(early.state, 'failed', early.log.join('\n'));
+  assert.match(early.log.at(-1) ?? '', /^failed: .*(container engine|could not be reached|not reachable)/);
   // The engine is away: the follower's stream ends (an `end` or the connection closing), it does not hang.
-  const ended = await Promise.race([
-    (async () => {
-      for (;;) {
-        const { done } = await followed.reader.read();
-        if (done) return true;
-      }
-    })(),
-    new Promise<false>((r) => setTimeout(() => r(false), 30_000)),
-  ]);
+  const ended = await followed.ends(30_000);
   followed.close();
   assert.equal(ended, true, `the followed log did not end when the engine went away: ${followed.text().slice(-300)}`);
   const away = await admin.get<{ name: string; warning: string | null }[]>('/api/stacks');
@@ -214,4 +228,27 @@ test('dockerd restarts under a running Kade: lists, jobs, the notifications watc
   // A followed log can be opened again and streams.
   const second = await follow(keep.id);
   second.close();
+});
+
+// An engine that dies without closing its streams (a crash, a killed daemon) looks like this to Kade: the socket
+// proxy between them drops every connection. A follower must not be left waiting on a stream nobody ends.
+test('the engine drops its connections: a followed log ends instead of hanging', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-erproxy-'));
+  const proxy = await startSocketProxy(join(dir, 'docker.sock'));
+  const cut = await startTestServer({ env: { DOCKER_HOST: proxy.dockerHost } });
+  try {
+    const api = new ApiClient(cut.url);
+    await api.loginAs('admin', PASSWORD);
+    const keep = (await appContainers()).find((c) => c.service === 'keep') as Row;
+    const followed = await follow(keep.id, api);
+    await proxy.cut();
+    const ended = await followed.ends(30_000);
+    followed.close();
+    assert.equal(ended, true, `the followed log did not end when the engine dropped it: ${followed.text().slice(-300)}`);
+  } finally {
+    await proxy.restore();
+    await cut.close();
+    await proxy.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -160,7 +160,14 @@ export function createDockerEngine(endpoint: EngineEndpoint): Engine & { docker:
           docker.modem.demuxStream(stream, sink as unknown as Writable, sink as unknown as Writable);
           out.on('drain', () => stream.resume());
         }
-        stream.on('end', () => out.end());
+        // An engine that goes away without ending the response (killed, crashed, its connection dropped) gives no
+        // 'end', only 'close' (or 'error'): the follower's stream must end then too, not wait forever.
+        const finish = () => {
+          if (!out.writableEnded) out.end();
+        };
+        stream.on('end', finish);
+        stream.on('close', finish);
+        stream.on('error', finish);
         out.on('close', () => (stream as unknown as { destroy?: () => void }).destroy?.());
         return out;
       }
