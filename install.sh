@@ -984,7 +984,11 @@ do_reconfigure() {
   fi
   printf 'error: Kade did not come up with the new settings; putting the previous .env back\n' >&2
   mv -f "$WORK_ENV_BACKUP" "$DIR/.env"
-  start_service || true
+  if start_service --force-recreate && wait_healthy "$(reach_host "$CUR_BIND")" "$CUR_PORT"; then
+    printf 'error: the reconfiguration failed; Kade runs again with the previous settings\n' >&2
+  else
+    printf 'error: the reconfiguration failed and the previous settings did not come back either; see: cd %s && %s logs\n' "$DIR" "${COMPOSE#as_root }" >&2
+  fi
   exit 1
 }
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';
@@ -211,6 +212,25 @@ for (const shell of SHELLS) {
       assert.equal(await envValue(join(dir, '.env'), 'SVC_BIND'), '[::1]');
       assert.ok(await healthz(port, '[::1]'), 'healthz answers on [::1]');
       assert.equal(await healthz(port), undefined, '127.0.0.1 no longer answers');
+    });
+
+    test('a --reconfigure whose port is taken exits non-zero, puts the previous .env back and runs Kade as before', async () => {
+      const envBefore = await readFile(join(dir, '.env'), 'utf8');
+      const taken = createServer();
+      await new Promise<void>((resolveListen) => taken.listen(0, '127.0.0.1', resolveListen));
+      const address = taken.address();
+      const takenPort = typeof address === 'object' && address ? address.port : 0;
+      try {
+        const r = await runInstaller(shell, ['--reconfigure', '--dir', dir, '--bind', '127.0.0.1', '--port', String(takenPort)], { env: env() });
+        assert.equal(r.code, 1, r.output);
+        assert.match(r.stderr, /error: Kade did not come up with the new settings; putting the previous \.env back/);
+        assert.match(r.stderr, /error: the reconfiguration failed; Kade runs again with the previous settings/);
+      } finally {
+        await new Promise((resolveClose) => taken.close(resolveClose));
+      }
+      assert.equal(await readFile(join(dir, '.env'), 'utf8'), envBefore);
+      assert.equal((await stat(join(dir, '.env'))).mode & 0o777, 0o600);
+      assert.ok(await healthz(port, '[::1]'), 'Kade answers where it did before');
     });
 
     test('--uninstall stops Kade and lists what remains; --purge --yes removes the volume and the base directory', async () => {
