@@ -147,20 +147,20 @@ export function SelfUpdatePanel({ channel }: { channel: string }) {
             <button
               type="button"
               class="btn btn-primary"
-              disabled={!s.possible || busy}
+              aria-disabled={!s.possible || busy}
               aria-describedby={!s.possible ? 'self-update-reason' : undefined}
-              onClick={() => setAsking('update')}
+              onClick={() => s.possible && !busy && setAsking('update')}
             >
               {s.latest && s.possible ? t('selfupdate.update_to', { version: s.latest }) : t('selfupdate.update')}
             </button>
           )}
           {s.possible && s.previous && (
-            <button type="button" class="btn" disabled={busy} onClick={() => setAsking('rollback')}>
+            <button type="button" class="btn" aria-disabled={busy} onClick={() => !busy && setAsking('rollback')}>
               {t('selfupdate.rollback_to', { version: s.previous })}
             </button>
           )}
           {s.possible && (
-            <button type="button" class="btn" disabled={checking || busy} onClick={() => load(true)}>
+            <button type="button" class="btn" aria-disabled={checking || busy} onClick={() => !checking && !busy && load(true)}>
               {checking ? t('selfupdate.checking') : t('selfupdate.check_now')}
             </button>
           )}
