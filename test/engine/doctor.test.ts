@@ -92,6 +92,11 @@ test('a folder empty in the container while the host has content is an error wit
   assert.match(stacks.message, /is empty in the container while the host has 1 entry/);
   assert.match(stacks.message, new RegExp(`on the host "${hostBase}/stacks"`));
   assert.match(stacks.fix ?? '', RECREATE);
+  // Fed from another host folder than its own path, which compose never does.
+  const source = byId(r.body, 'mount:source');
+  assert.equal(source.status, 'error');
+  assert.match(source.message, new RegExp(`BASE_DIR "${inner}" in the container is the host's "${hostBase}", not the same path`));
+  assert.match(source.fix ?? '', RECREATE);
   // BASE_DIR itself holds the same three folders on both sides.
   assert.equal(byId(r.body, `mount:${inner}`).status, 'ok');
   assert.equal(byId(r.body, 'engine').status, 'ok');

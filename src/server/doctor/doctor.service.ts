@@ -122,11 +122,23 @@ export function createDoctor(d: DoctorDeps) {
       paths: [...new Set(hostPaths)],
       ...(d.probeLabels ? { labels: d.probeLabels } : {}),
     });
-    return folders.map((f, i) => {
+    const checks = folders.map((f, i) => {
       const hp = hostPaths[i] as string;
       const outside = view.ok ? (view.seen.get(hp) ?? null) : null;
       return compareFolder(f, hp, seenHere(f), outside, recreate, view.ok ? undefined : view.message);
     });
+    // Kade's compose file mounts BASE_DIR at the same path inside and outside: the compose files Kade
+    // writes name host paths, so a BASE_DIR fed from another host folder breaks every app's mounts.
+    const baseSource = hostPathOf(d.paths.BASE_DIR, own.mounts);
+    if (baseSource !== d.paths.BASE_DIR) {
+      checks.unshift({
+        id: 'mount:source',
+        status: 'error',
+        message: `BASE_DIR ${repr(d.paths.BASE_DIR)} in the container is the host's ${repr(baseSource)}, not the same path: the host paths in the apps' compose files do not match what Kade sees`,
+        fix: recreate,
+      });
+    }
+    return checks;
   }
 
   function account(): DoctorCheckT {
