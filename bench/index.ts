@@ -6,7 +6,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -98,12 +98,12 @@ let aborting = false;
 /** The fleet being made now: the cleanup waits for it, as removing a container the engine is still starting can leave a stale endpoint on the network. */
 let deploying: Promise<unknown> | null = null;
 
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, abortable = false): Promise<void> {
   let next = 0;
   let failed = false;
   // The first failure stops every worker, so nothing is created after the cleanup listed what to remove.
   const worker = async () => {
-    while (next < items.length && !failed && !aborting) {
+    while (next < items.length && !failed && !(abortable && aborting)) {
       try {
         await fn(items[next++] as T);
       } catch (err) {
@@ -136,26 +136,31 @@ async function deploy(libraryDir: string, from: number, to: number): Promise<{ s
       jobs.push({ app: name, service, start: kind === 'running' || (kind === 'partial' && (k < svcs.length - 1 || svcs.length === 1)) });
     });
   }
-  await pool(jobs, 12, async (j) => {
-    const dir = join(libraryDir, j.app);
-    madeNames.add(`${j.app}-${j.service}-1`);
-    const c = await docker.createContainer({
-      name: `${j.app}-${j.service}-1`,
-      Image: IMAGE,
-      Cmd: ['sleep', '86400'],
-      Labels: {
-        'kade.test': '1',
-        'com.docker.compose.project': j.app,
-        'com.docker.compose.service': j.service,
-        'com.docker.compose.project.working_dir': dir,
-        'com.docker.compose.project.config_files': join(dir, 'docker-compose.yml'),
-        'com.docker.compose.container-number': '1',
-        'com.docker.compose.oneoff': 'False',
-      },
-      HostConfig: { Init: true, NetworkMode: NETWORK },
-    });
-    if (j.start) await c.start();
-  });
+  await pool(
+    jobs,
+    12,
+    async (j) => {
+      const dir = join(libraryDir, j.app);
+      madeNames.add(`${j.app}-${j.service}-1`);
+      const c = await docker.createContainer({
+        name: `${j.app}-${j.service}-1`,
+        Image: IMAGE,
+        Cmd: ['sleep', '86400'],
+        Labels: {
+          'kade.test': '1',
+          'com.docker.compose.project': j.app,
+          'com.docker.compose.service': j.service,
+          'com.docker.compose.project.working_dir': dir,
+          'com.docker.compose.project.config_files': join(dir, 'docker-compose.yml'),
+          'com.docker.compose.container-number': '1',
+          'com.docker.compose.oneoff': 'False',
+        },
+        HostConfig: { Init: true, NetworkMode: NETWORK },
+      });
+      if (j.start) await c.start();
+    },
+    true,
+  );
   return { seconds: (performance.now() - t0) / 1000, containers: jobs.length };
 }
 
@@ -424,6 +429,7 @@ interface FleetResult {
   coldStarts: number[];
   /** Rows of the app list Kade answered with, as a check that it saw the whole fleet. */
   listed: number;
+  loadAverage: number;
 }
 
 async function runFleet(apps: number, baseDir: string, deployed: number, proxy: SocketProxy, apiVersion: string): Promise<FleetResult> {
@@ -431,7 +437,11 @@ async function runFleet(apps: number, baseDir: string, deployed: number, proxy: 
   deploying = deploy(libraryDir, deployed, apps);
   const d = (await deploying) as Awaited<ReturnType<typeof deploy>>;
   const containers = (await benchContainers()).length;
-  out(`fleet: ${apps} apps × ${PER_APP} containers (${containers} on the engine; made ${d.containers} in ${d.seconds.toFixed(1)} s)`);
+  out(
+    `fleet: ${apps} apps × ${PER_APP} containers (${containers} on the engine; made ${d.containers} in ${d.seconds.toFixed(1)} s); load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const stateDir = join(work, `state-${apps}`);
   const env = {
     BASE_DIR: baseDir,
@@ -514,6 +524,8 @@ async function runFleet(apps: number, baseDir: string, deployed: number, proxy: 
       coldStartMs,
       coldStarts: colds,
       listed,
+      // The machine's load when the figures were taken: on a busy machine they say little.
+      loadAverage: loadavg()[0] as number,
     };
   } finally {
     await stopKade(kade);

@@ -77,16 +77,6 @@ async function listIds(kind: 'container' | 'network' | 'volume'): Promise<string
  * Removes every container (forced), network and volume labelled `kade.test`, and those of
  * compose projects named `kadetest...`. Tries everything, then throws if anything stayed.
  */
-/** The networks of `ids` that have containers attached. */
-async function withContainers(ids: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const id of ids) {
-    const n = await docker(['network', 'inspect', '--format', '{{len .Containers}}', id]).catch(() => '1');
-    if (n !== '0') out.push(id);
-  }
-  return out;
-}
-
 export async function cleanupLabelled(): Promise<void> {
   const failures: string[] = [];
   const remove = async (kind: 'container' | 'network' | 'volume', rmArgs: string[]) => {
@@ -97,10 +87,7 @@ export async function cleanupLabelled(): Promise<void> {
     } catch (err) {
       const e = err as { stderr?: string; message?: string };
       // Something may have gone meanwhile; only report what is still there.
-      let left = (await listIds(kind)).filter((id) => ids.includes(id));
-      // dockerd 20.10 can keep a stale endpoint count on a network whose containers were removed while it was busy;
-      // it then refuses to remove the empty network until it restarts. Such a network holds nothing of a test.
-      if (kind === 'network' && /has active endpoints/.test(e.stderr ?? '')) left = await withContainers(left);
+      const left = (await listIds(kind)).filter((id) => ids.includes(id));
       if (left.length > 0) failures.push(`${kind}s ${left.join(' ')}: ${(e.stderr || e.message || '').trim()}`);
     }
   };
