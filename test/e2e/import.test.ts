@@ -100,7 +100,31 @@ test('en at 1280 px: the Runtipi repo is added on the repos screen, reports its 
   const refused = page.locator('.repo-skipped');
   await visible(refused.getByText('odd-tipi', { exact: true }));
   await visible(refused.getByText(/type 'colour-wheel', which Kade has no field for/));
+  // What the import dropped: Runtipi's proxy labels and its network, per app.
+  await page.getByText('What was dropped or mapped for Kade, per app').click();
+  const notes = page.locator('.repo-import-notes');
+  await visible(
+    notes
+      .locator('li')
+      .filter({ hasText: 'echo-tipi' })
+      .getByText(/labels of the store.s proxy dropped.*the store.s own network dropped|the store.s own network dropped.*labels of the store.s proxy dropped/),
+  );
   await shoot(page, 'import-repos-en');
+  // The same report in the API.
+  const repo = await api.get<{ import: { format: string; found: number; imported: number; refused: { app: string; reason: string }[] } }>(
+    '/api/repos/tipi-store',
+  );
+  assert.equal(repo.status, 200);
+  assert.deepEqual(
+    { ...repo.body.import, notes: undefined },
+    {
+      format: 'runtipi',
+      found: 3,
+      imported: 2,
+      refused: [{ app: 'odd-tipi', reason: "form field ODD_COLOUR has the type 'colour-wheel', which Kade has no field for" }],
+      notes: undefined,
+    },
+  );
 
   const port = await installThroughForm(page, 'en');
   // The app serves the greeting: the source's `{{name}}` default and `{{not-a-tag}}` reach it as plain text.
