@@ -137,12 +137,14 @@ export function createFleet(d: FleetDeps): Fleet {
       try {
         // The stream first, then the listing: a change between the two is an event the model applies after the listing.
         stream = await d.engine.containerEvents({ actions: ACTIONS });
+        // Stopped while connecting: the finally closes the stream, which would otherwise keep the process alive.
+        if (stopped) break;
         const events = stream.events;
         pump = (async () => {
           for await (const e of events) onEvent(e.id);
         })();
         await relist();
-        if (!stream) break;
+        if (!stream || stopped) break;
         if (failures > 0) d.logger.info('container model: engine event stream connected again');
         delay = firstMs;
         failures = 0;
