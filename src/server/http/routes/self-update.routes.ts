@@ -6,6 +6,9 @@ import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
 
+/** 409: updating is impossible here, Kade is the newest on its channel, or there is no previous version. */
+const REFUSED = { 409: { ...PROBLEMS[400], description: 'impossible now; detail says why' } };
+
 const status = defineRoute('admin', {
   method: 'get',
   path: '/api/update',
@@ -21,14 +24,14 @@ const update = defineRoute('admin', {
   tags: ['system'],
   summary:
     'Update Kade to the newest version on its channel (job): the image is pulled, then a helper container on it writes SVC_TAG to .env and recreates Kade; a new Kade that does not answer /healthz is rolled back by the helper. 409 conflict when impossible or already the newest',
-  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
+  responses: { 202: json(JobAccepted), ...REFUSED, ...PROBLEMS },
 });
 const rollback = defineRoute('admin', {
   method: 'post',
   path: '/api/update/rollback',
   tags: ['system'],
   summary: 'Put Kade back on the tag the last update came from (job, same route as the update); 409 conflict when there is none',
-  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
+  responses: { 202: json(JobAccepted), ...REFUSED, ...PROBLEMS },
 });
 
 export function selfUpdateRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'selfUpdate'>): void {
