@@ -126,10 +126,11 @@ else
     warn "uid $SVC_UID (SVC_UID) has no account on this host" "sudo useradd --system --uid $SVC_UID --no-create-home kade"
   fi
   if [ "$RUNNING" = 1 ]; then
-    runs=$(docker top "$CONTAINER" -eo uid,args 2>/dev/null | awk '/dist\/server\/main\.js/ { print $1; exit }')
+    # The engine needs a pid column in what it asks ps for; uids are the host's (no user namespaces).
+    runs=$(docker top "$CONTAINER" -o pid,uid,args 2>/dev/null | awk '/dist\/server\/main\.js/ { print $2; exit }')
     if [ -z "$runs" ]; then warn "the Kade process was not found in container $name" "docker logs --tail 50 $name"
-    elif [ "$runs" = "$SVC_UID" ]; then ok "Kade runs as uid $runs, as SVC_UID says"
-    else err "Kade runs as uid $runs but SVC_UID is $SVC_UID" "$RECREATE"
+    elif [ "$runs" = "$SVC_UID" ]; then ok "the Kade process in container $name runs as uid $runs, as SVC_UID says"
+    else err "the Kade process in container $name runs as uid $runs but SVC_UID is $SVC_UID" "$RECREATE"
     fi
   fi
 fi
@@ -173,8 +174,8 @@ elif [ "$RUNNING" = 1 ]; then
   ERRORS=$((ERRORS + n))
 fi
 
-# --- free space -----------------------------------------------------------------------------
-if [ -n "$BASE_DIR" ]; then
+# --- free space (Kade reports it itself when it runs) -----------------------------------------
+if [ -n "$BASE_DIR" ] && [ "$RUNNING" != 1 ]; then
   at=$BASE_DIR
   while [ ! -d "$at" ] && [ "$at" != / ]; do at=$(dirname "$at"); done
   free=$(df -Pk "$at" 2>/dev/null | awk 'NR == 2 { print $4 }')

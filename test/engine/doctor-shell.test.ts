@@ -136,7 +136,11 @@ describe('a healthy installation', () => {
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /^OK .*\.env has mode 0600$/m);
       assert.match(r.out, new RegExp(`^OK Kade answers at http://127\\.0\\.0\\.1:${inst.port}/healthz$`, 'm'));
+      // From the host (docker top) and from inside (Kade's own report).
+      assert.match(r.out, /^OK the Kade process in container \S+ runs as uid 0, as SVC_UID says$/m);
       assert.match(r.out, /^OK Kade runs as uid 0, as SVC_UID says$/m);
+      // Only the warnings a fresh installation has: no store yet, a health check still starting, a small disk.
+      assert.doesNotMatch(r.out, /^WARN (?!0 apps in the store cache|container \S+ is running, its health check is still starting|\S+ ".*": .* free \(below)/m);
       assert.match(r.out, new RegExp(`^OK "${inst.base}/stacks": 1 entries in the container and on the host$`, 'm'));
       // Kade's own report from inside the container: the folders in repr form, the verdict per folder, the store.
       assert.match(r.out, new RegExp(`^OK LIBRARY_DIR in use: "${inst.base}/stacks"$`, 'm'));

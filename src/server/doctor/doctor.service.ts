@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { DoctorCheckT, DoctorReportT } from '../../shared/doctor.ts';
 import type { PathKey } from '../../shared/settings-keys.ts';
-import { freeFor } from '../core/disk.ts';
+import { deviceOf, freeFor } from '../core/disk.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Compose } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -162,8 +162,10 @@ export function createDoctor(d: DoctorDeps) {
     for (const key of ['BASE_DIR', 'DATA_DIR'] as const) {
       try {
         const { dir, free } = freeFor(d.paths[key]);
-        if (seen.has(`${dir}`)) continue;
-        seen.add(dir);
+        // One line per file system: DATA_DIR on BASE_DIR's disk says nothing new.
+        const dev = String(deviceOf(dir));
+        if (seen.has(dev)) continue;
+        seen.add(dev);
         const ok = free >= low;
         out.push({
           id: `disk:${key}`,
