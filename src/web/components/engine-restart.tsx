@@ -5,6 +5,7 @@ import { t } from '../i18n.ts';
 import { Confirm } from './confirm.tsx';
 import { AlertBox, ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
+import './engine-restart.css';
 
 const restartEngine = (): Promise<{ job: JobT }> => request<{ job: JobT }>('POST', '/api/engine/restart');
 
