@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkPath } from './check.ts';
 
-/** The real CasaOS store (Apache-2.0), laid beside the repo as ../shared in development and in CI. */
-const CORPUS = join(import.meta.dirname, '../../../../../shared/corpus/casaos');
+/** The real CasaOS store (Apache-2.0; its SOURCE.md says from where), kept in the repo so a fresh clone has it. */
+const CORPUS = join(import.meta.dirname, '../../../../test/fixtures/corpus/casaos');
 
 test('the CasaOS store imports, and at least 95% of the apps Kade imports pass the compose CLI’s check', { timeout: 15 * 60_000 }, async () => {
   assert.ok(existsSync(join(CORPUS, 'Apps')), `the CasaOS corpus is expected at ${CORPUS}`);
