@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { errorMessage } from '../core/errors.ts';
+import { pullImage } from '../engine/image-pull.ts';
 
 /** Gets the host probe's small image (SVC_PROBE_IMAGE) onto the engine when it is missing. */
 export interface ProbeImagePuller {
@@ -8,11 +9,6 @@ export interface ProbeImagePuller {
    * failed pull the next attempt waits `retryMs`. Never throws; answers whether the image is there now.
    */
   ensure(): Promise<boolean>;
-}
-
-interface PullEvent {
-  error?: string;
-  errorDetail?: { message?: string };
 }
 
 export function createProbeImagePuller(opts: {
@@ -39,21 +35,6 @@ export function createProbeImagePuller(opts: {
     }
   }
 
-  async function pull(): Promise<void> {
-    const stream = (await docker.pull(image)) as NodeJS.ReadableStream;
-    let failure: string | null = null;
-    await new Promise<void>((resolve, reject) => {
-      docker.modem.followProgress(
-        stream,
-        (err: Error | null) => (err ? reject(err) : resolve()),
-        (e: PullEvent) => {
-          failure ??= e.error ?? e.errorDetail?.message ?? null;
-        },
-      );
-    });
-    if (failure) throw new Error(failure);
-  }
-
   async function run(): Promise<boolean> {
     try {
       if (await present()) return true;
@@ -63,7 +44,7 @@ export function createProbeImagePuller(opts: {
     }
     if (now() - failedAt < retryMs) return false;
     try {
-      await pull();
+      await pullImage(docker, image);
       opts.onPulled?.();
       return true;
     } catch (err) {

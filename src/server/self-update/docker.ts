@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { AppError, errorMessage } from '../core/errors.ts';
+import { pullImage } from '../engine/image-pull.ts';
 import type { RegistryCredentials } from '../updates/registry-client.ts';
 import type { HelperMount, OwnInspection } from './target.ts';
 
@@ -24,13 +25,6 @@ export interface SelfUpdateEngine {
   startHelper(h: HelperContainer): Promise<string>;
 }
 
-interface PullEvent {
-  status?: string;
-  id?: string;
-  error?: string;
-  errorDetail?: { message?: string };
-}
-
 export function createSelfUpdateEngine(docker: Docker): SelfUpdateEngine {
   return {
     async inspectOwn(id) {
@@ -46,28 +40,11 @@ export function createSelfUpdateEngine(docker: Docker): SelfUpdateEngine {
     },
     async pull(ref, auth, onLine) {
       const authconfig = auth ? { username: auth.user, password: auth.token, serveraddress: auth.host } : undefined;
-      let stream: NodeJS.ReadableStream;
       try {
-        stream = (await docker.pull(ref, authconfig ? { authconfig } : {})) as NodeJS.ReadableStream;
+        await pullImage(docker, ref, { auth: authconfig, onStep: onLine });
       } catch (err) {
         throw new AppError('registry_unreachable', `pulling ${ref} failed: ${errorMessage(err)}`, { params: { image: ref }, cause: err });
       }
-      let failure: string | null = null;
-      await new Promise<void>((resolve, reject) => {
-        docker.modem.followProgress(
-          stream,
-          (err: Error | null) => (err ? reject(err) : resolve()),
-          (e: PullEvent) => {
-            const problem = e.error ?? e.errorDetail?.message;
-            if (problem) failure = problem;
-            // Layer progress lines repeat by the hundred; only the steps that say something are logged.
-            else if (e.status && !/^(Downloading|Extracting|Waiting|Verifying Checksum)/.test(e.status)) onLine(`${e.id ? `${e.id}: ` : ''}${e.status}`);
-          },
-        );
-      }).catch((err: unknown) => {
-        failure ??= errorMessage(err);
-      });
-      if (failure) throw new AppError('registry_unreachable', `pulling ${ref} failed: ${failure}`, { params: { image: ref } });
     },
     async startHelper(h) {
       await docker
