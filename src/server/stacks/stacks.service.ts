@@ -121,24 +121,33 @@ export function createStacksService(d: StacksDeps) {
       );
     }
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    const cached = fromCache(`list ${host}`);
-    if (cached) return cached as StackT[];
-    const version = d.fleet?.version() ?? null;
-    const groups = containers ? groupsOf(containers) : null;
+    let base = fromCache(`list ${host}`) as Omit<StackT, 'failure'>[] | undefined;
+    if (!base) {
+      const version = d.fleet?.version() ?? null;
+      const groups = containers ? groupsOf(containers) : null;
+      const noRepo = () => null;
+      base = stackNames(d.libraryDir).map((n) => {
+        const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
+        return s;
+      });
+      toCache(`list ${host}`, version, base);
+    }
+    // The update state, the repo's cache status and the last failed job change without any container changing:
+    // they are read for every answer, never kept with the cached part.
     const repoStatus = repoStatuses();
     const failures = lastFailures();
-    const out = stackNames(d.libraryDir).map((n) => {
-      const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus, update });
-      return { ...s, failure: s.status === 'running' ? null : (failures.get(n) ?? null) };
-    });
-    toCache(`list ${host}`, version, out);
-    return out;
+    return base.map((s) => ({
+      ...s,
+      update: update(s.name),
+      repo_status: s.source ? repoStatus(s.source.repo) : null,
+      failure: s.status === 'running' ? null : (failures.get(s.name) ?? null),
+    }));
   }
 
   /**
    * What the list and the app view compute from the container model (the apps' files, their grouping) is kept for
    * CACHE_MS while the model has not changed: a change of a container shows at once, one of the files within
-   * CACHE_MS. Under load this takes the app list from hundreds of file checks per request to one per CACHE_MS.
+   * CACHE_MS; what changes apart from the containers (update state, repo status, failed jobs) is never kept. Under load this takes the app list from hundreds of file checks per request to one per CACHE_MS.
    */
   const CACHE_MS = 500;
   const cache = new Map<string, { version: number; at: number; value: unknown }>();
