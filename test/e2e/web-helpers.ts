@@ -91,7 +91,20 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 10_000)
   }
 }
 
-export const visible = (l: Locator, timeout = 10_000) => l.first().waitFor({ state: 'visible', timeout });
+/** Waits for the first match to show; on time-out the error carries what the page showed instead, so a CI log says why. */
+export async function visible(l: Locator, timeout = 10_000): Promise<void> {
+  try {
+    await l.first().waitFor({ state: 'visible', timeout });
+  } catch (err) {
+    const page = l.page();
+    const shown = await page
+      .locator('body')
+      .innerText({ timeout: 1000 })
+      .catch(() => '(the page could not be read)');
+    (err as Error).message += `\n--- the page at ${page.url()} showed:\n${shown.slice(0, 3000)}`;
+    throw err;
+  }
+}
 
 export const hasText = (l: Locator, want: string | RegExp, timeoutMs?: number) =>
   eventually(async () => {
