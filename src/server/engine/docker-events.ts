@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
-import type Docker from 'dockerode';
 import { COMPOSE_PROJECT_LABEL, type ContainerEvent, type ContainerEventStream } from './engine.ts';
+import type { EngineApi } from './engine-api.ts';
 
 interface RawEvent {
   Type?: string;
@@ -45,11 +45,10 @@ export function sinceOf(timeNano: string): string {
 }
 
 /** The Docker events endpoint, filtered in the engine to container events of compose projects. */
-export async function dockerContainerEvents(docker: Docker, opts: { actions: string[]; since?: string }): Promise<ContainerEventStream> {
-  const stream = (await docker.getEvents({
-    filters: { type: ['container'], event: opts.actions, label: [COMPOSE_PROJECT_LABEL] },
-    ...(opts.since ? { since: opts.since as unknown as number } : {}),
-  })) as NodeJS.ReadableStream & { destroy?: () => void };
+export async function dockerContainerEvents(api: EngineApi, opts: { actions: string[]; since?: string }): Promise<ContainerEventStream> {
+  const stream = await api.stream('GET', '/events', {
+    query: { filters: { type: ['container'], event: opts.actions, label: [COMPOSE_PROJECT_LABEL] }, since: opts.since },
+  });
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   async function* events(): AsyncGenerator<ContainerEvent> {
     for await (const line of lines) {
@@ -61,7 +60,7 @@ export async function dockerContainerEvents(docker: Docker, opts: { actions: str
     events: events(),
     close() {
       lines.close();
-      stream.destroy?.();
+      stream.destroy();
     },
   };
 }
