@@ -127,15 +127,17 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     version: config.version,
     clock,
   });
-  // The probe's small image is pulled when the engine lacks it: looked for at start, pulled again when a probe misses it.
+  // The probe's small image is pulled when the engine lacks it: looked for at start (through the Engine, so dockerode
+  // loads only for a pull), pulled again when a probe misses it.
   const probeImage = createProbeImagePuller({
-    docker: engine.docker,
+    engine,
+    docker: engine.dockerode,
     image: config.probeImage,
     onPulled: () => logger.info({ probe: config.probeImage }, 'pulled the host probe image'),
     onFailure: (message) => logger.warn({ probe: config.probeImage }, message),
   });
   void probeImage.ensure();
-  const probe = cachedProbe(createHostProbe({ docker: engine.docker, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
+  const probe = cachedProbe(createHostProbe({ docker: engine.dockerode, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
@@ -233,7 +235,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
   const engineRestart = createEngineRestart({
-    helper: createHostHelper(engine.docker, config.probeImage),
+    helper: createHostHelper(engine.dockerode, config.probeImage),
     engine,
     jobs,
     events,
@@ -278,7 +280,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const selfUpdate = createSelfUpdate({
-    engine: createSelfUpdateEngine(engine.docker),
+    engine: createSelfUpdateEngine(engine),
     registry: createRegistryClient({ credentials: () => registryCredentials(settings) }),
     jobs,
     events,

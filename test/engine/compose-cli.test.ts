@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import Docker from 'dockerode';
 import { run } from '../../src/server/core/exec.ts';
 import type { ComposeProject } from '../../src/server/engine/compose.ts';
 import { createComposeCli } from '../../src/server/engine/compose-cli.ts';
@@ -14,6 +15,8 @@ import { rejectsWith } from './contract-helpers.ts';
 
 const ENDPOINT = { socketPath: '/var/run/docker.sock' };
 const engine = createDockerEngine(ENDPOINT);
+// Containers and networks the Engine interface does not cover are read with dockerode directly.
+const docker = new Docker(ENDPOINT);
 const compose = createComposeCli(ENDPOINT);
 const T = { timeout: 120_000 };
 const projects: ComposeProject[] = [];
@@ -38,7 +41,7 @@ function project(tag: string, yaml = `services:\n${service('web')}${service('wor
 }
 
 const states = async (p: ComposeProject) => (await engine.listContainers({ project: p.name })).map((c) => c.state).sort();
-const networks = async (p: ComposeProject) => engine.docker.listNetworks({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${p.name}`] } });
+const networks = async (p: ComposeProject) => docker.listNetworks({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${p.name}`] } });
 
 /**
  * A `docker` that has a compose plugin: logs each call's arguments one bracketed word each, then

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import {
   applyDatabasePasswordChanges,
@@ -13,6 +14,8 @@ import { requireEngine, TEST_LABEL } from '../helpers/engine.ts';
 import { rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
+// Containers are created and paused with dockerode directly: the Engine interface has no such calls.
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const run = randomBytes(3).toString('hex');
 const T = { timeout: 120_000 };
 const names: string[] = [];
@@ -28,7 +31,7 @@ const ROOT_NEW = `root n'e\\w`;
 async function start(kind: string, image: string, env: string[]): Promise<string> {
   const name = `kadetest-dbpw-${kind}-${run}`;
   names.push(name);
-  const c = await engine.docker.createContainer({ name, Image: image, Env: env, Labels: { [TEST_LABEL]: '1' }, HostConfig: { Init: true } });
+  const c = await docker.createContainer({ name, Image: image, Env: env, Labels: { [TEST_LABEL]: '1' }, HostConfig: { Init: true } });
   await c.start();
   return c.id;
 }
@@ -92,7 +95,7 @@ before(async () => {
 after(async () => {
   // Only this file's containers: other engine tests may be running at the same time.
   for (const name of names)
-    await engine.docker
+    await docker
       .getContainer(name)
       .remove({ force: true, v: true })
       .catch(() => {});
@@ -105,13 +108,13 @@ function pgChange(oldPassword: string, newPassword: string): DbPasswordChange {
 }
 
 test('a stopped-for-a-moment (paused) PostgreSQL refuses the change, and the old password keeps working', T, async () => {
-  await engine.docker.getContainer(pg).pause();
+  await docker.getContainer(pg).pause();
   try {
     const err = await rejectsWith(changeDatabasePassword(engine, pg, pgChange(PG_OLD, PG_NEW)), 'db_password_failed');
     assert.deepEqual(err.params, { service: 'db', user: 'app' });
     assert.ok(!err.message.includes(PG_NEW) && !err.message.includes(PG_OLD), err.message);
   } finally {
-    await engine.docker.getContainer(pg).unpause();
+    await docker.getContainer(pg).unpause();
   }
   assert.equal(await pgLogin(pg, PG_OLD), true);
   assert.equal(await pgLogin(pg, PG_NEW), false);
@@ -121,11 +124,11 @@ test('when a later change of a batch fails, the earlier ones are set back', T, a
   const myChanges = changedDatabasePasswords(myCompose, myCompose, { DB_USER: 'app', DB_PASSWORD: MY_OLD }, { DB_USER: 'app', DB_PASSWORD: MY_NEW });
   assert.equal(myChanges.length, 1);
   const pgStopped = pgChange(PG_OLD, PG_NEW);
-  await engine.docker.getContainer(pg).pause();
+  await docker.getContainer(pg).pause();
   try {
     await rejectsWith(applyDatabasePasswordChanges(engine, { mariadb: my, db: pg }, [...myChanges, pgStopped]), 'db_password_failed');
   } finally {
-    await engine.docker.getContainer(pg).unpause();
+    await docker.getContainer(pg).unpause();
   }
   assert.equal(await myLogin(my, 'app', MY_OLD), true, 'the MariaDB user has its old password back');
   assert.equal(await myLogin(my, 'app', MY_NEW), false);

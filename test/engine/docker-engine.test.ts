@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import type Docker from 'dockerode';
+import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, type ContainerSummary } from '../../src/server/engine/engine.ts';
 import { cleanupLabelled, requireEngine, TEST_LABEL } from '../helpers/engine.ts';
 import { freePort, readAll, readUntil, rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
+// Containers are created with dockerode directly: the Engine interface has no such call.
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const IMAGE = 'kade-test/busybox:1';
 const PROJECT = 'kadetest-contract';
 const OTHER_PROJECT = 'kadetest-contract-other';
@@ -16,7 +18,7 @@ const run = randomBytes(3).toString('hex');
 const T = { timeout: 60_000 };
 
 async function create(name: string, opts: { cmd?: string[]; labels?: Record<string, string>; extra?: Partial<Docker.ContainerCreateOptions> } = {}) {
-  const c = await engine.docker.createContainer({
+  const c = await docker.createContainer({
     name: `kadetest-${name}-${run}`,
     Image: IMAGE,
     Cmd: opts.cmd ?? ['sleep', '300'],
@@ -57,7 +59,7 @@ before(async () => {
       HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
     },
   });
-  for (const id of [plain, composed, other, ported]) await engine.docker.getContainer(id).start();
+  for (const id of [plain, composed, other, ported]) await docker.getContainer(id).start();
 });
 
 after(async () => {
@@ -148,8 +150,8 @@ test('containerLogs with tail gives only the last lines, demultiplexed, stdout a
   // The engine copies stdout and stderr separately, so their order in the log is not defined.
   const mixed = await create('mixed', { cmd: ['sh', '-c', 'echo to-out; echo to-err >&2'] });
   for (const c of [id, mixed]) {
-    await engine.docker.getContainer(c).start();
-    await engine.docker.getContainer(c).wait();
+    await docker.getContainer(c).start();
+    await docker.getContainer(c).wait();
   }
   assert.equal(await readAll(await engine.containerLogs(id, { tail: 2 })), 'line-4\nline-5\n');
   assert.equal(await readAll(await engine.containerLogs(id, {})), 'line-1\nline-2\nline-3\nline-4\nline-5\n');
@@ -159,12 +161,12 @@ test('containerLogs with tail gives only the last lines, demultiplexed, stdout a
 
 test('containerLogs with follow streams a line printed after the call', T, async () => {
   const id = await create('follow', { cmd: ['sh', '-c', 'echo early; sleep 300'] });
-  await engine.docker.getContainer(id).start();
+  await docker.getContainer(id).start();
   const stream = await engine.containerLogs(id, { follow: true });
   try {
     const marker = `late-${randomBytes(4).toString('hex')}`;
     // PID 1 is the init, whose stdout is the container's log: an exec writing there lands in it.
-    const exec = await engine.docker.getContainer(id).exec({ Cmd: ['sh', '-c', `echo ${marker} > /proc/1/fd/1`] });
+    const exec = await docker.getContainer(id).exec({ Cmd: ['sh', '-c', `echo ${marker} > /proc/1/fd/1`] });
     // Detached, the answer is an empty stream; left unread it holds its socket and the test process open.
     (await exec.start({ Detach: true })).resume();
     const text = await readUntil(stream, marker, 20_000);

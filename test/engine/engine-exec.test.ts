@@ -4,12 +4,15 @@ import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import { EXEC_OUTPUT_LIMIT } from '../../src/server/engine/engine.ts';
 import { requireEngine, TEST_LABEL } from '../helpers/engine.ts';
 import { readAll, rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
+// Containers are created and paused with dockerode directly: the Engine interface has no such calls.
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const run = randomBytes(3).toString('hex');
 const T = { timeout: 60_000 };
 const names: string[] = [];
@@ -17,7 +20,7 @@ const names: string[] = [];
 async function start(name: string): Promise<{ id: string; name: string }> {
   const full = `kadetest-exec-${name}-${run}`;
   names.push(full);
-  const c = await engine.docker.createContainer({
+  const c = await docker.createContainer({
     name: full,
     Image: 'kade-test/busybox:1',
     Cmd: ['sleep', '300'],
@@ -40,7 +43,7 @@ before(async () => {
 after(async () => {
   // Only this file's containers: other test files may be running against the same engine.
   for (const name of names)
-    await engine.docker
+    await docker
       .getContainer(name)
       .remove({ force: true })
       .catch(() => {});
@@ -86,10 +89,10 @@ test('exec gives up after its timeout', T, async () => {
 
 test('exec in a stopped or paused container is a conflict that names the container', T, async () => {
   const other = await start('stopped');
-  await engine.docker.getContainer(other.id).pause();
+  await docker.getContainer(other.id).pause();
   const paused = await rejectsWith(engine.exec(other.id, { cmd: ['true'] }), 'conflict');
   assert.match(paused.message, new RegExp(`'${other.name}' is paused`));
-  await engine.docker.getContainer(other.id).unpause();
+  await docker.getContainer(other.id).unpause();
   await engine.stopContainer(other.id);
   const stopped = await rejectsWith(engine.exec(other.id, { cmd: ['true'] }), 'conflict');
   assert.match(stopped.message, new RegExp(`'${other.name}' is not running`));

@@ -1,10 +1,9 @@
-import type Docker from 'dockerode';
 import type { DoctorCheckT, DoctorReportT } from '../../shared/doctor.ts';
 import type { PathKey } from '../../shared/settings-keys.ts';
 import { deviceOf, freeFor } from '../core/disk.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Compose } from '../engine/compose.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { DockerEngine } from '../engine/docker-engine.ts';
 import { checkPath, type PathRules, pathRefusal } from '../settings/path-check.ts';
 import { readHostView } from './host-view.ts';
 import { type BindMount, compareFolder, foldersToCompare, hostPathOf, seenHere } from './mounts.ts';
@@ -15,7 +14,8 @@ import { stackVerdicts, verdictLine } from './stack-verdicts.ts';
 export const LOW_DISK_BYTES = 2 * 1024 ** 3;
 
 export interface DoctorDeps {
-  engine: Engine & { docker: Docker };
+  /** dockerode (its `dockerode()`) only for the mounts check's probe container. */
+  engine: DockerEngine;
   compose: Compose;
   /** The folders this process uses (the stored settings where usable, else the boot configuration). */
   paths: Readonly<Record<PathKey, string>>;
@@ -116,7 +116,7 @@ export function createDoctor(d: DoctorDeps) {
     const recreate = `${own.workdir ? `cd ${quoteSh(own.workdir)} && ` : ''}${cli} up -d --force-recreate`;
     const folders = foldersToCompare(d.paths.BASE_DIR, [d.paths.LIBRARY_DIR, d.paths.DATA_DIR, d.paths.BACKUP_DIR], own.mounts);
     const hostPaths = folders.map((f) => hostPathOf(f, own.mounts));
-    const view = await readHostView(d.engine.docker, {
+    const view = await readHostView(d.engine.dockerode, {
       image: d.probeImage,
       user: `${d.rules.uid}:${d.svcGid ?? d.rules.uid}`,
       paths: [...new Set(hostPaths)],

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { errorMessage } from '../core/errors.ts';
+import type { DockerodeLoader } from '../engine/docker-engine.ts';
 import type { Seen } from './mounts.ts';
 
 export type HostView = { ok: true; seen: Map<string, Seen> } | { ok: false; message: string };
@@ -17,13 +18,14 @@ const SCRIPT =
  * no capabilities, read-only, running as Kade's own account, so it reads only what Kade could.
  */
 export async function readHostView(
-  docker: Docker,
+  loadDocker: DockerodeLoader,
   opts: { image: string; user: string; paths: string[]; timeoutMs?: number; labels?: Record<string, string> },
 ): Promise<HostView> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   let container: Docker.Container | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
+    const docker = await loadDocker();
     container = await docker.createContainer({
       Image: opts.image,
       Cmd: ['sh', '-c', SCRIPT, 'sh', ...opts.paths.map((p) => `/host${p}`)],

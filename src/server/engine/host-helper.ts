@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { AppError, errorMessage } from '../core/errors.ts';
+import type { DockerodeLoader } from './docker-engine.ts';
 
 /** A short-lived container in the host's PID namespace, for what only the host can tell or do. */
 export interface HostHelperRun {
@@ -25,12 +26,13 @@ const MAX_OUTPUT = 64 * 1024;
  * probe: never pulled here) with `pid: host`, and returns its exit code and output. The container has no network
  * and is removed afterwards, also when it hangs past the timeout. A missing image is a `conflict` naming it.
  */
-export function createHostHelper(docker: Docker, image: string, labels: Record<string, string> = {}): HostHelper {
+export function createHostHelper(loadDocker: DockerodeLoader, image: string, labels: Record<string, string> = {}): HostHelper {
   return async (run) => {
     const timeoutMs = run.timeoutMs ?? 15_000;
     let container: Docker.Container | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
+      const docker = await loadDocker();
       container = await docker.createContainer({
         Image: image,
         Cmd: run.cmd,

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
-import type Docker from 'dockerode';
 import { errorMessage } from '../core/errors.ts';
+import type { DockerodeLoader } from '../engine/docker-engine.ts';
 import { type HostListeners, parseProbeOutput } from './ports.ts';
 
 /** Why the host could not be read; the port check turns it into its note. */
@@ -22,7 +22,8 @@ export interface HostProbe {
 }
 
 export interface HostProbeOptions {
-  docker: Docker;
+  /** dockerode, loaded at the first probe (a user's port check or network view), not at start. */
+  docker: DockerodeLoader;
   /** A small image with busybox `tail`; not pulled here (see `onImageMissing`). */
   image: string;
   /** Told when the engine lacks the image, so it can be pulled for the next probe (probe-image.ts). */
@@ -54,9 +55,10 @@ class ProbeTimeout extends Error {}
  * removed by the engine when it exits, killed after the timeout.
  */
 export function createHostProbe(opts: HostProbeOptions): HostProbe {
-  const { docker, image } = opts;
+  const { image } = opts;
   const timeoutMs = opts.timeoutMs ?? 5000;
   async function run(files: string[]): Promise<string> {
+    const docker = await opts.docker();
     const container = await docker.createContainer({
       Image: image,
       Cmd: ['tail', '-n', '+1', ...files],

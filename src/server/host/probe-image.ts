@@ -1,5 +1,6 @@
-import type Docker from 'dockerode';
 import { errorMessage } from '../core/errors.ts';
+import type { DockerodeLoader } from '../engine/docker-engine.ts';
+import type { Engine } from '../engine/engine.ts';
 import { pullImage } from '../engine/image-pull.ts';
 
 /** Gets the host probe's small image (SVC_PROBE_IMAGE) onto the engine when it is missing. */
@@ -12,27 +13,23 @@ export interface ProbeImagePuller {
 }
 
 export function createProbeImagePuller(opts: {
-  docker: Docker;
+  /** Looks for the image (engine-api): dockerode is loaded only when a pull is needed. */
+  engine: Pick<Engine, 'inspectImage'>;
+  docker: DockerodeLoader;
   image: string;
   onPulled?: () => void;
   onFailure?: (message: string) => void;
   retryMs?: number;
   now?: () => number;
 }): ProbeImagePuller {
-  const { docker, image } = opts;
+  const { image } = opts;
   const retryMs = opts.retryMs ?? 5 * 60_000;
   const now = opts.now ?? Date.now;
   let running: Promise<boolean> | undefined;
   let failedAt = Number.NEGATIVE_INFINITY;
 
   async function present(): Promise<boolean> {
-    try {
-      await docker.getImage(image).inspect();
-      return true;
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return false;
-      throw err;
-    }
+    return (await opts.engine.inspectImage(image)) !== null;
   }
 
   async function run(): Promise<boolean> {
@@ -44,7 +41,7 @@ export function createProbeImagePuller(opts: {
     }
     if (now() - failedAt < retryMs) return false;
     try {
-      await pullImage(docker, image);
+      await pullImage(await opts.docker(), image);
       opts.onPulled?.();
       return true;
     } catch (err) {

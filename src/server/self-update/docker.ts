@@ -1,5 +1,5 @@
-import type Docker from 'dockerode';
 import { AppError, errorMessage } from '../core/errors.ts';
+import type { DockerEngine } from '../engine/docker-engine.ts';
 import { pullImage } from '../engine/image-pull.ts';
 import type { RegistryCredentials } from '../updates/registry-client.ts';
 import type { HelperMount, OwnInspection } from './target.ts';
@@ -25,28 +25,25 @@ export interface SelfUpdateEngine {
   startHelper(h: HelperContainer): Promise<string>;
 }
 
-export function createSelfUpdateEngine(docker: Docker): SelfUpdateEngine {
+/** The status (own container, image digests) reads through the Engine; dockerode loads for a pull or the helper only. */
+export function createSelfUpdateEngine(engine: DockerEngine): SelfUpdateEngine {
   return {
     async inspectOwn(id) {
-      return (await docker.getContainer(id).inspect()) as OwnInspection;
+      return (await engine.inspectContainer(id)) as OwnInspection;
     },
     async repoDigests(image) {
-      try {
-        return (await docker.getImage(image).inspect()).RepoDigests ?? [];
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 404) return [];
-        throw err;
-      }
+      return (await engine.inspectImage(image))?.repoDigests ?? [];
     },
     async pull(ref, auth, onLine) {
       const authconfig = auth ? { username: auth.user, password: auth.token, serveraddress: auth.host } : undefined;
       try {
-        await pullImage(docker, ref, { auth: authconfig, onStep: onLine });
+        await pullImage(await engine.dockerode(), ref, { auth: authconfig, onStep: onLine });
       } catch (err) {
         throw new AppError('registry_unreachable', `pulling ${ref} failed: ${errorMessage(err)}`, { params: { image: ref }, cause: err });
       }
     },
     async startHelper(h) {
+      const docker = await engine.dockerode();
       await docker
         .getContainer(h.name)
         .remove({ force: true })

@@ -53,8 +53,9 @@ export function createSelfUpdate(d: SelfUpdateDeps) {
     try {
       own = await d.engine.inspectOwn(d.ownContainerId);
     } catch (err) {
-      const status = (err as { statusCode?: number }).statusCode;
-      if (status === 404) return impossible('not_in_container', `container ${d.ownContainerId} is not known to the engine`);
+      // The Engine's not_found; a 404 from an engine fake that answers like the API.
+      const missing = (err instanceof AppError && err.code === 'not_found') || (err as { statusCode?: number }).statusCode === 404;
+      if (missing) return impossible('not_in_container', `container ${d.ownContainerId} is not known to the engine`);
       return impossible('no_engine_socket', errorMessage(err));
     }
     const digests = own.Config?.Image ? await d.engine.repoDigests(own.Config.Image).catch(() => []) : [];
