@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
@@ -203,4 +207,55 @@ test('an unreachable engine is engine_unreachable: missing socket and closed tcp
     assert.match(ping.message, /ENOENT|ECONNREFUSED/);
     await rejectsWith(dead.listContainers(), 'engine_unreachable');
   }
+});
+
+// What dockerode did before engine-api.ts: the engine's own words in errors, a bounded read, a followed log that ends.
+
+test("an engine error's own message reaches the AppError", T, async () => {
+  const volume = `kadetest-vol-${run}`;
+  await docker.createVolume({ Name: volume, Labels: { [TEST_LABEL]: '1' } });
+  await create('holds-volume', { extra: { HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] } } });
+  const err = await rejectsWith(engine.removeVolume(volume), 'conflict');
+  // The engine's sentence itself ("remove kadetest-vol-…: volume is in use - […]"), not a status line.
+  assert.match(err.message, /volume is in use/);
+  assert.doesNotMatch(err.message, /HTTP/);
+});
+
+test('a read against an engine that accepts and never answers fails after the read time-out', T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kade-hung-'));
+  const socketPath = join(dir, 'docker.sock');
+  const held: Socket[] = [];
+  const server = createNetServer((s) => held.push(s));
+  await new Promise<void>((r) => server.listen(socketPath, () => r()));
+  try {
+    const hung = createDockerEngine({ socketPath }, { readTimeoutMs: 300 });
+    const began = Date.now();
+    const err = await rejectsWith(hung.ping(), 'engine_unreachable');
+    assert.match(err.message, /did not answer within 0\.3 s/);
+    await rejectsWith(hung.listContainers(), 'engine_unreachable');
+    await rejectsWith(hung.inspectContainer(plain), 'engine_unreachable');
+    assert.ok(Date.now() - began < 5000, `${Date.now() - began} ms`);
+    assert.ok(held.length >= 3, 'each read connected');
+  } finally {
+    for (const s of held) s.destroy();
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a followed log ends when its container is removed', T, async () => {
+  const id = await create('follow-removed', { cmd: ['sh', '-c', 'echo before; sleep 300'] });
+  await engine.startContainer(id);
+  const stream = await engine.containerLogs(id, { follow: true });
+  await readUntil(stream, 'before', 20_000);
+  const ended = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the followed log did not end within 20 s of the removal')), 20_000);
+    stream.once('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  stream.resume();
+  await engine.removeContainer(id);
+  await ended;
 });
