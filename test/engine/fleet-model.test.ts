@@ -70,3 +70,32 @@ test('a container started, stopped and removed outside Kade changes the app list
   await seenWithinASecond('', containerStates);
   assert.equal(await status(), 'stopped');
 });
+
+test('a job that fails shows in the very next list answer, though the list is sent from bytes kept between answers', async () => {
+  const app = 'kadetest-fleet-failing';
+  const dir = join(suite.kade.baseDir, 'stacks', app);
+  mkdirSync(dir, { recursive: true });
+  // An image that exists nowhere: the start job fails at once, without touching a registry beyond loopback.
+  writeFileSync(
+    join(dir, 'docker-compose.yml'),
+    'services:\n  web:\n    image: 127.0.0.1:1/kadetest/missing:0\n    init: true\n    labels:\n      kade.test: "1"\n',
+  );
+  const row = async () => {
+    const r = await suite.api.get<{ name: string; status: string; failure: { job: string; state: string } | null }[]>('/api/stacks');
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+    return r.body.find((s) => s.name === app);
+  };
+  // A new folder shows within the half second the file-derived part of the list is kept.
+  await seenWithinASecond('stopped', async () => (await row())?.status);
+  assert.equal((await row())?.failure, null, 'no job yet');
+  // Twice without a change: the second answer is the same list.
+  assert.deepEqual(await row(), await row());
+  const started = await suite.api.post<{ job: { id: string } }>(`/api/stacks/${app}/start`);
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const job = await suite.api.waitJob(started.body.job.id);
+  assert.equal(job.state, 'failed', job.log.join('\n'));
+  const failure = (await row())?.failure;
+  assert.equal(failure?.job, started.body.job.id, 'the failed start is in the first answer after the job ended');
+  assert.equal(failure?.state, 'failed');
+});

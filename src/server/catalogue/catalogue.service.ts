@@ -163,6 +163,8 @@ export function createCatalogueService(deps: {
 
   return {
     list: (): RepoT[] => repos.list().map(present),
+    /** Counts the writes to the repos (added, edited, synced, failed, removed): a status derived from list() holds while it stands still. */
+    changes: (): number => repos.changes(),
     get: (id: string): RepoT => present(get(id)),
 
     add(actor: Actor, input: RepoInputT): { repo: RepoT; job: JobT } {

@@ -64,17 +64,25 @@ export function createReposRepo(db: Db, box: SecretBox | null = null) {
   const synced = db.prepare('UPDATE repos SET synced_at = ?, commit_sha = ?, commit_date = ?, cache_version = ?, last_error = NULL WHERE id = ?');
   const failed = db.prepare('UPDATE repos SET last_error = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM repos WHERE id = ?');
+  // Bumped on every write, so readers can keep what they derive from the list while it stands still.
+  let changes = 0;
+  const wrote = <T>(v: T): T => {
+    changes++;
+    return v;
+  };
   return {
+    changes: () => changes,
     list: (): RepoRecord[] => all.all().map(open),
     get: (id: string): RepoRecord | null => {
       const r = one.get(id);
       return r ? open(r) : null;
     },
-    insert: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit' | 'createdAt'>) => void insert.run(seal(r)),
-    update: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit'>) => void update.run(seal(r)),
-    synced: (id: string, at: string, commit: string, date: string, version: string | null) => void synced.run(at, commit, date, version, id),
-    failed: (id: string, error: string) => void failed.run(error, id),
-    delete: (id: string): number => del.run(id).changes,
+    insert: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit' | 'createdAt'>) =>
+      void wrote(insert.run(seal(r))),
+    update: (r: Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token' | 'pinnedCommit'>) => void wrote(update.run(seal(r))),
+    synced: (id: string, at: string, commit: string, date: string, version: string | null) => void wrote(synced.run(at, commit, date, version, id)),
+    failed: (id: string, error: string) => void wrote(failed.run(error, id)),
+    delete: (id: string): number => wrote(del.run(id).changes),
   };
 }
 

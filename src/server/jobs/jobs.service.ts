@@ -48,6 +48,8 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
   let exclusive: string | null = null;
   /** What that job does, for the refusals it causes ("moving its folders", "updating itself"). */
   let exclusiveWhat = 'moving its folders';
+  // Bumped on every job start and end (see changes()).
+  let changes = 0;
   const running = new Set<Promise<void>>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
@@ -104,6 +106,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     } catch (err) {
       logger.error({ err, job: id }, 'job end not recorded');
     }
+    changes++;
     if (spec.stack !== null && slots.get(spec.stack) === id) slots.delete(spec.stack);
     if (exclusive === id) exclusive = null;
     for (const fn of endListeners) fn();
@@ -150,6 +153,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     const id = randomUUID();
     if (spec.stack !== null) slots.set(spec.stack, id);
     repo.insert({ id, kind: spec.kind, stack: spec.stack, state: 'running', startedAt: now(), user: spec.actor?.user ?? null, ip: spec.actor?.ip ?? null });
+    changes++;
     return { id, ...contextOf(id) };
   }
 
@@ -203,6 +207,7 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       if (!resolve || (j.stack !== null && slots.has(j.stack))) {
         logs.append(j.id, [`interrupted: Kade restarted while this job was ${j.state}`]);
         repo.finish(j.id, 'interrupted', now(), INTERRUPTED);
+        changes++;
         continue;
       }
       logs.append(j.id, [`Kade restarted while this job was ${j.state}: resolving it`]);
@@ -234,6 +239,8 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     runNow,
     get,
     list: (limit = 100) => repo.recent(limit),
+    /** Counts every job started or ended: what is derived from the job list (an app's last failure) is kept while it stands still. */
+    changes: () => changes,
     busy: taken,
     readLog(id: string, offset: number) {
       const job = get(id);

@@ -98,15 +98,23 @@ export function createStacksService(d: StacksDeps) {
   const update = d.updateState ?? (() => 'unknown' as const);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
 
-  /** The cache status of every repo, read once per answer; a removed repo has none. */
+  /** The cache status of every repo; read again only after a repo was written (catalogue.changes()). A removed repo has none. */
+  let repoStatusMemo: { at: number; of: (repo: string) => StackT['repo_status'] } | null = null;
   const repoStatuses = () => {
-    const byId = new Map(d.catalogue.list().map((r) => [r.id, { commit: r.status.commit, outdated: r.outdated }]));
-    return (repo: string) => byId.get(repo) ?? null;
+    const at = d.catalogue.changes();
+    if (repoStatusMemo?.at !== at) {
+      const byId = new Map(d.catalogue.list().map((r) => [r.id, { commit: r.status.commit, outdated: r.outdated }]));
+      repoStatusMemo = { at, of: (repo: string) => byId.get(repo) ?? null };
+    }
+    return repoStatusMemo.of;
   };
 
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
 
-  async function list(host: string): Promise<StackT[]> {
+  type ListBase = Omit<StackT, 'failure' | 'update' | 'repo_status'>[];
+
+  /** What the list takes from the files and the containers: kept for CACHE_MS while the container model stands still. */
+  async function listBase(host: string): Promise<ListBase> {
     // An unreadable folder is not an empty one: say so, so the interface can tell the user which setting to fix.
     try {
       accessSync(d.libraryDir, constants.R_OK | constants.X_OK);
@@ -121,27 +129,57 @@ export function createStacksService(d: StacksDeps) {
       );
     }
     const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    let base = fromCache(`list ${host}`) as Omit<StackT, 'failure'>[] | undefined;
-    if (!base) {
-      const version = d.fleet?.version() ?? null;
-      const groups = containers ? groupsOf(containers) : null;
-      const noRepo = () => null;
-      base = stackNames(d.libraryDir).map((n) => {
-        const { containers: _c, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
-        return s;
-      });
-      toCache(`list ${host}`, version, base);
-    }
-    // The update state, the repo's cache status and the last failed job change without any container changing:
-    // they are read for every answer, never kept with the cached part.
+    const cached = fromCache(`list ${host}`) as ListBase | undefined;
+    if (cached) return cached;
+    const version = d.fleet?.version() ?? null;
+    const groups = containers ? groupsOf(containers) : null;
+    const noRepo = () => null;
+    const base = stackNames(d.libraryDir).map((n) => {
+      const { containers: _c, update: _u, repo_status: _r, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
+      return s;
+    });
+    toCache(`list ${host}`, version, base);
+    return base;
+  }
+
+  // The update state, the repo's cache status and the last failed job change without any container changing:
+  // they are looked at for every answer, never kept with the cached part.
+  const withOverlay = (base: ListBase, updates: StackT['update'][]): StackT[] => {
     const repoStatus = repoStatuses();
     const failures = lastFailures();
-    return base.map((s) => ({
+    return base.map((s, i) => ({
       ...s,
-      update: update(s.name),
+      update: updates[i] ?? 'unknown',
       repo_status: s.source ? repoStatus(s.source.repo) : null,
       failure: s.status === 'running' ? null : (failures.get(s.name) ?? null),
     }));
+  };
+
+  async function list(host: string): Promise<StackT[]> {
+    const base = await listBase(host);
+    return withOverlay(
+      base,
+      base.map((s) => update(s.name)),
+    );
+  }
+
+  /**
+   * The list as JSON bytes, serialised again only when its base, a job, a repo or an app's update state changed:
+   * under load most answers send the same bytes, with nothing built per request.
+   */
+  const listBytes = new Map<string, { base: ListBase; jobs: number; repos: number; updates: StackT['update'][]; bytes: Uint8Array<ArrayBuffer> }>();
+  async function listJson(host: string): Promise<Uint8Array<ArrayBuffer>> {
+    const base = await listBase(host);
+    const updates = base.map((s) => update(s.name));
+    const jobs = d.jobs.changes();
+    const repos = d.catalogue.changes();
+    const hit = listBytes.get(host);
+    if (hit && hit.base === base && hit.jobs === jobs && hit.repos === repos && hit.updates.every((u, i) => u === updates[i])) return hit.bytes;
+    const bytes = Buffer.from(JSON.stringify(withOverlay(base, updates)));
+    // One entry per host name the interface is reached by; a handful at most.
+    if (listBytes.size > 8) listBytes.clear();
+    listBytes.set(host, { base, jobs, repos, updates, bytes });
+    return bytes;
   }
 
   /**
@@ -172,8 +210,14 @@ export function createStacksService(d: StacksDeps) {
     return groups;
   }
 
-  /** Per app, its newest job when that one failed or was cut off; one read of the recent jobs for the whole list. */
+  /** Per app, its newest job when that one failed or was cut off; read again only after a job started or ended. */
+  let failuresMemo: { at: number; value: Map<string, NonNullable<StackT['failure']>> } | null = null;
   function lastFailures(): Map<string, NonNullable<StackT['failure']>> {
+    const at = d.jobs.changes();
+    if (failuresMemo?.at !== at) failuresMemo = { at, value: readLastFailures() };
+    return failuresMemo.value;
+  }
+  function readLastFailures(): Map<string, NonNullable<StackT['failure']>> {
     const seen = new Set<string>();
     const out = new Map<string, NonNullable<StackT['failure']>>();
     for (const j of d.jobs.list(500)) {
@@ -410,6 +454,7 @@ export function createStacksService(d: StacksDeps) {
 
   return {
     list,
+    listJson,
     get,
     install,
     operate,

@@ -44,7 +44,9 @@ const remove = defineRoute('operator', {
 const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 
 export function stacksRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
-  app.openapi(list, async (c) => c.json(await s.stacks.list(hostOf(c)), 200));
+  // The same bytes for every answer while nothing changed (stacks.listJson); the document still declares the schema.
+  // The cast: the typed route expects c.json(); these bytes are the same JSON, serialised ahead.
+  app.openapi(list, async (c) => c.body(await s.stacks.listJson(hostOf(c)), 200, { 'Content-Type': 'application/json' }) as never);
   app.openapi(one, async (c) => c.json(await s.stacks.get(c.req.valid('param').name, hostOf(c)), 200));
   for (const op of ['start', 'stop', 'restart'] as const) {
     app.openapi(opRoute(op), (c) => c.json({ job: s.stacks.operate(actorOf(c), c.req.valid('param').name, op) }, 202));
