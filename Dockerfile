@@ -35,9 +35,10 @@ RUN set -eux; \
     rm -rf deps src; \
     node -e "new (require('/prod/node_modules/better-sqlite3'))(':memory:').close()"
 
-# ---- build: the server (tsc) and the interface (vite) ----
+# ---- build: the server (tsc, then one bundle for its entry) and the interface (vite) ----
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json VERSION ./
+COPY scripts/bundle-server.mjs ./scripts/
 COPY src ./src
 RUN set -eux; \
     npm run build; \
