@@ -85,16 +85,16 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
     await next();
     for (const [k, v] of Object.entries(API_HEADERS)) c.res.headers.set(k, v);
   });
-  // Every route, API or not, chunked or not: the limit counts the bytes as they arrive.
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY,
-      onError: () => {
-        throw new AppError('payload_too_large', `request body is larger than ${MAX_BODY} bytes`, { params: { max: MAX_BODY } });
-      },
-    }),
-  );
+  // Every route, API or not, chunked or not: the limit counts the bytes as they arrive. GET and HEAD carry no body
+  // Kade reads, and asking for one makes the server build a whole Request per answer (measured: most of the
+  // garbage of a list under load), so they pass without it.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY,
+    onError: () => {
+      throw new AppError('payload_too_large', `request body is larger than ${MAX_BODY} bytes`, { params: { max: MAX_BODY } });
+    },
+  });
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', hostCheck({ setupRequired: () => services.auth.setupRequired(), ...opts.hosts }));
   app.use('/api/*', sessionMiddleware(services.auth));
 
