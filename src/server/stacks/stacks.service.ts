@@ -132,15 +132,38 @@ export function createStacksService(d: StacksDeps) {
     const cached = fromCache(`list ${host}`) as ListBase | undefined;
     if (cached) return cached;
     const version = d.fleet?.version() ?? null;
+    // Answers that ask while one is being built wait for it, but only when it was started on the same container
+    // model: after a change (or without a model) each answer builds its own, so nothing older is ever joined.
+    const running = building.get(host);
+    if (running && version !== null && running.version === version) return running.base;
+    const base = buildBase(host, containers).finally(() => {
+      if (building.get(host)?.base === base) building.delete(host);
+    });
+    building.set(host, { version, base });
+    const built = await base;
+    toCache(`list ${host}`, version, built);
+    return built;
+  }
+  const building = new Map<string, { version: number | null; base: Promise<ListBase> }>();
+
+  /**
+   * Each app's part from its files; every LIST_SLICE apps the event loop gets a turn, so a large fleet's
+   * rebuild (every CACHE_MS under load) never holds up the answers in flight.
+   */
+  async function buildBase(host: string, containers: ContainerSummary[] | null): Promise<ListBase> {
     const groups = containers ? groupsOf(containers) : null;
     const noRepo = () => null;
-    const base = stackNames(d.libraryDir).map((n) => {
+    const names = stackNames(d.libraryDir);
+    const base: ListBase = [];
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0 && i % LIST_SLICE === 0) await new Promise<void>((r) => setImmediate(r));
+      const n = names[i] as string;
       const { containers: _c, update: _u, repo_status: _r, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
-      return s;
-    });
-    toCache(`list ${host}`, version, base);
+      base.push(s);
+    }
     return base;
   }
+  const LIST_SLICE = 50;
 
   // The update state, the repo's cache status and the last failed job change without any container changing:
   // they are looked at for every answer, never kept with the cached part.
