@@ -92,6 +92,17 @@ export function migrateLegacy(repo: SettingsRepo, stored: Map<string, unknown>):
 
 const storedPath = (v: unknown): string | null => (typeof v === 'string' && v.startsWith('/') ? v : null);
 
+const zones = new Map<string, string>();
+/** The canonical name of the server's own zone, or the name as detected when the runtime does not know it. */
+function defaultZone(tz: string): string {
+  let zone = zones.get(tz);
+  if (zone === undefined) {
+    zone = canonicalTimezone(tz) ?? tz;
+    zones.set(tz, zone);
+  }
+  return zone;
+}
+
 /** Reads every setting, with defaults for what is absent or no longer valid (a hand edit, an older format). */
 export function loadState(repo: SettingsRepo, d: SettingsDefaults): SettingsState {
   const stored = repo.all();
@@ -103,7 +114,10 @@ export function loadState(repo: SettingsRepo, d: SettingsDefaults): SettingsStat
     const parsed = shape[key].safeParse(stored.get(key));
     if (parsed.success) (plain as Record<PlainKey, unknown>)[key] = parsed.data;
   }
-  plain.TIMEZONE = canonicalTimezone(plain.TIMEZONE) ?? d.timezone;
+  if (stored.has('TIMEZONE')) plain.TIMEZONE = canonicalTimezone(plain.TIMEZONE) ?? d.timezone;
+  // The default (TZ, or /etc) is looked up in the runtime's zone data when first read, not at start:
+  // that lookup maps the data in, some 6 MiB resident that an idle Kade does not need (issue #18).
+  else Object.defineProperty(plain, 'TIMEZONE', { get: () => defaultZone(d.timezone), enumerable: true, configurable: true });
 
   const base = storedPath(stored.get('BASE_DIR')) ?? d.baseDir;
   const paths = { BASE_DIR: base } as Record<PathKey, string>;
