@@ -142,3 +142,44 @@ test('an engine that cannot be reached fails the list as a live listing would', 
     fleet.stop();
   }
 });
+
+test('a safety-net listing that finds only newer status texts keeps the version; one that finds a change moves it', async () => {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  const fleet = createFleet({ engine: f.engine, logger, relistMs: 10 });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    const version = fleet.version();
+    // The engine's text ages ("Up 2 minutes"), nothing else: callers' caches stay valid.
+    f.containers.set('a', { ...container('a', 'running'), status: 'Up 3 minutes' });
+    const listings = f.calls.length;
+    await until('two more full listings ran', () => f.calls.length >= listings + 2);
+    assert.equal(fleet.version(), version);
+    assert.equal((await fleet.list())[0]?.status, 'Up 3 minutes', 'the model still holds the newest listing');
+    // A change no event told of: the next listing moves the version.
+    f.containers.set('a', container('a', 'exited'));
+    await until('the version moved', () => fleet.version() !== version && fleet.version() !== null);
+    assert.equal(await states(fleet), 'a:exited');
+  } finally {
+    fleet.stop();
+  }
+});
+
+test("after invalidate (Kade's own change, maybe only of files) the version moves even when the containers did not", async () => {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  const fleet = createFleet({ engine: f.engine, logger });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    const version = fleet.version();
+    fleet.invalidate();
+    assert.equal(fleet.version(), null, 'no version while a full listing is due');
+    await fleet.list();
+    assert.notEqual(fleet.version(), null);
+    assert.notEqual(fleet.version(), version);
+  } finally {
+    fleet.stop();
+  }
+});

@@ -40,6 +40,18 @@ export interface Fleet {
   stop(): void;
 }
 
+/** What callers compute from a container: everything a listing says but the status text, which ages every minute. */
+const fingerprint = (c: ContainerSummary): string =>
+  JSON.stringify([c.name, c.image, c.state, c.health, c.ports, c.labels, c.project, c.service, c.workingDir, c.created, c.networks ?? null]);
+
+function sameFleet(model: Map<string, ContainerSummary> | null, list: ContainerSummary[]): boolean {
+  if (!model || model.size !== list.length) return false;
+  return list.every((c) => {
+    const had = model.get(c.id);
+    return had !== undefined && fingerprint(had) === fingerprint(c);
+  });
+}
+
 export function createFleet(d: FleetDeps): Fleet {
   const relistMs = d.relistMs ?? 60_000;
   const batchMs = d.batchMs ?? 20;
@@ -65,17 +77,20 @@ export function createFleet(d: FleetDeps): Fleet {
   };
 
   let changes = 0;
-  const setModel = (m: Map<string, ContainerSummary> | null) => {
+  const setModel = (m: Map<string, ContainerSummary> | null, changed = true) => {
+    if (changed || m === null || model === null) changes++;
     model = m;
     snapshot = null;
-    changes++;
   };
 
   /** One full listing replaces the model; shared by callers that ask while it runs. */
   function relist(): Promise<ContainerSummary[]> {
     relisting ??= serial(async () => {
       const list = await d.engine.listContainers({ composeOnly: true });
-      if (stream) setModel(new Map(list.map((c) => [c.id, c])));
+      // The minute's safety-net listing mostly finds what the events already told: the version stays, and what
+      // callers computed from the model stays valid (only the engine's "Up 3 minutes" texts are new). After
+      // invalidate() it always moves: Kade's own change may be one of files that callers cached beside it.
+      if (stream) setModel(new Map(list.map((c) => [c.id, c])), dirty || !sameFleet(model, list));
       dirty = false;
       return list;
     }).finally(() => {
