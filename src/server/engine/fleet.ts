@@ -40,15 +40,37 @@ export interface Fleet {
   stop(): void;
 }
 
-/** What callers compute from a container: everything a listing says but the status text, which ages every minute. */
-const fingerprint = (c: ContainerSummary): string =>
-  JSON.stringify([c.name, c.image, c.state, c.health, c.ports, c.labels, c.project, c.service, c.workingDir, c.created, c.networks ?? null]);
+function sameRecord(a: Record<string, string | null>, b: Record<string, string | null>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/** Everything a listing says of a container but its status text, which ages every minute ("Up 3 minutes"). */
+function sameContainer(a: ContainerSummary, b: ContainerSummary): boolean {
+  return (
+    a.name === b.name &&
+    a.image === b.image &&
+    a.state === b.state &&
+    a.health === b.health &&
+    a.project === b.project &&
+    a.service === b.service &&
+    a.workingDir === b.workingDir &&
+    a.created === b.created &&
+    a.ports.length === b.ports.length &&
+    a.ports.every((p, i) => {
+      const q = b.ports[i];
+      return q !== undefined && p.host_ip === q.host_ip && p.host_port === q.host_port && p.container_port === q.container_port && p.protocol === q.protocol;
+    }) &&
+    sameRecord(a.labels, b.labels) &&
+    sameRecord(a.networks ?? {}, b.networks ?? {})
+  );
+}
 
 function sameFleet(model: Map<string, ContainerSummary> | null, list: ContainerSummary[]): boolean {
   if (!model || model.size !== list.length) return false;
   return list.every((c) => {
     const had = model.get(c.id);
-    return had !== undefined && fingerprint(had) === fingerprint(c);
+    return had !== undefined && sameContainer(had, c);
   });
 }
 
