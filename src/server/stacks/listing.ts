@@ -49,8 +49,10 @@ export function groupByStack(list: ContainerSummary[], libraryDir: string, adopt
 
 export function stackNames(libraryDir: string): string[] {
   try {
-    return readdirSync(libraryDir)
-      .filter((n) => isSafeName(n) && isDirectory(join(libraryDir, n)))
+    // The folder's own listing tells folders from links: only a link (an adopted app) needs a look at its target.
+    return readdirSync(libraryDir, { withFileTypes: true })
+      .filter((e) => isSafeName(e.name) && (e.isDirectory() || (e.isSymbolicLink() && isDirectory(join(libraryDir, e.name)))))
+      .map((e) => e.name)
       .sort();
   } catch {
     return [];
@@ -121,7 +123,17 @@ export const groupByApp = (list: ContainerSummary[], dirs: StackDirs): Map<strin
 /** Project name → app name of every adopted app whose containers carry another project name. */
 export function adoptedProjects(dirs: StackDirs): Map<string, string> {
   const out = new Map<string, string>();
-  for (const name of stackNames(dirs.libraryDir)) {
+  let links: string[];
+  try {
+    // Only an adopted app is a link in LIBRARY_DIR (stack-dir.ts); with hundreds of apps, looking at each one
+    // took tens of milliseconds on every grouping.
+    links = readdirSync(dirs.libraryDir, { withFileTypes: true })
+      .filter((e) => e.isSymbolicLink() && isSafeName(e.name))
+      .map((e) => e.name);
+  } catch {
+    return out;
+  }
+  for (const name of links) {
     const loc = dirs.find(name);
     const project = loc?.adopted ? dirs.meta(loc)?.adopted?.project : undefined;
     if (project && project !== name) out.set(project, name);
