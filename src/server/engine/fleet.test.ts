@@ -62,6 +62,20 @@ const states = async (fleet: { list(): Promise<ContainerSummary[]> }) =>
     .sort()
     .join(' ');
 
+/** A started fleet over a fake engine holding container `a` (running), filled before `body` runs; stopped after. */
+async function withFilledFleet(opts: { relistMs?: number }, body: (f: ReturnType<typeof fakeEngine>, fleet: ReturnType<typeof createFleet>) => Promise<void>) {
+  const f = fakeEngine();
+  f.containers.set('a', container('a', 'running'));
+  const fleet = createFleet({ engine: f.engine, logger, ...opts });
+  fleet.start();
+  try {
+    await until('the model is filled', () => fleet.current());
+    await body(f, fleet);
+  } finally {
+    fleet.stop();
+  }
+}
+
 test('once filled, the model answers lists without asking the engine, and an event updates just that container', async () => {
   const f = fakeEngine();
   f.containers.set('a', container('a', 'running'));
@@ -113,23 +127,15 @@ test('while the event stream is down every list asks the engine; after the recon
   }
 });
 
-test("invalidate (Kade's own change) makes the next list wait for a full listing", async () => {
-  const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
-  const fleet = createFleet({ engine: f.engine, logger });
-  fleet.start();
-  try {
-    await until('the model is filled', () => fleet.current());
+test("invalidate (Kade's own change) makes the next list wait for a full listing", () =>
+  withFilledFleet({}, async (f, fleet) => {
     // Changed without an event having arrived yet: Kade's own job just stopped it.
     f.containers.set('a', container('a', 'exited'));
     assert.equal(await states(fleet), 'a:running', 'the model has not heard of it');
     fleet.invalidate();
     assert.equal(await states(fleet), 'a:exited');
     assert.equal(fleet.current(), true);
-  } finally {
-    fleet.stop();
-  }
-});
+  }));
 
 test('an engine that cannot be reached fails the list as a live listing would', async () => {
   const f = fakeEngine();
@@ -143,13 +149,8 @@ test('an engine that cannot be reached fails the list as a live listing would', 
   }
 });
 
-test('a safety-net listing that finds only newer status texts keeps the version; one that finds a change moves it', async () => {
-  const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
-  const fleet = createFleet({ engine: f.engine, logger, relistMs: 10 });
-  fleet.start();
-  try {
-    await until('the model is filled', () => fleet.current());
+test('a safety-net listing that finds only newer status texts keeps the version; one that finds a change moves it', () =>
+  withFilledFleet({ relistMs: 10 }, async (f, fleet) => {
     const version = fleet.version();
     // The engine's text ages ("Up 2 minutes"), nothing else: callers' caches stay valid.
     f.containers.set('a', { ...container('a', 'running'), status: 'Up 3 minutes' });
@@ -161,25 +162,14 @@ test('a safety-net listing that finds only newer status texts keeps the version;
     f.containers.set('a', container('a', 'exited'));
     await until('the version moved', () => fleet.version() !== version && fleet.version() !== null);
     assert.equal(await states(fleet), 'a:exited');
-  } finally {
-    fleet.stop();
-  }
-});
+  }));
 
-test("after invalidate (Kade's own change, maybe only of files) the version moves even when the containers did not", async () => {
-  const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
-  const fleet = createFleet({ engine: f.engine, logger });
-  fleet.start();
-  try {
-    await until('the model is filled', () => fleet.current());
+test("after invalidate (Kade's own change, maybe only of files) the version moves even when the containers did not", () =>
+  withFilledFleet({}, async (_f, fleet) => {
     const version = fleet.version();
     fleet.invalidate();
     assert.equal(fleet.version(), null, 'no version while a full listing is due');
     await fleet.list();
     assert.notEqual(fleet.version(), null);
     assert.notEqual(fleet.version(), version);
-  } finally {
-    fleet.stop();
-  }
-});
+  }));
