@@ -1,7 +1,7 @@
-import { accessSync, constants, existsSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { JobT, StackDetailT, StackT } from '../../shared/api.ts';
+import type { JobT, StackT } from '../../shared/api.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { requireRole } from '../core/authorize.ts';
@@ -10,13 +10,14 @@ import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
-import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { Fleet } from '../engine/fleet.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { SubnetPool } from '../networks/subnet-pool.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
 import { createAdopt } from './adopt.ts';
 import { type AppData, appDataOf, appDataValues } from './app-data.ts';
+import { createAppList } from './app-list.ts';
 import { type BindRules, enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { applySubnets, projectNetworks, serviceJoins } from './choices.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
@@ -25,7 +26,7 @@ import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
 import { type PreparedInstall, prepareInstall, writeStackDir } from './install.ts';
-import { adoptedProjects, groupByApp, listingOrNull, presentStack, sharedListing, stackNames } from './listing.ts';
+import { adoptedProjects, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createRecovery } from './recovery.ts';
@@ -98,168 +99,9 @@ export function createStacksService(d: StacksDeps) {
   const update = d.updateState ?? (() => 'unknown' as const);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
 
-  /** The cache status of every repo; read again only after a repo was written (catalogue.changes()). A removed repo has none. */
-  let repoStatusMemo: { at: number; of: (repo: string) => StackT['repo_status'] } | null = null;
-  const repoStatuses = () => {
-    const at = d.catalogue.changes();
-    if (repoStatusMemo?.at !== at) {
-      const byId = new Map(d.catalogue.list().map((r) => [r.id, { commit: r.status.commit, outdated: r.outdated }]));
-      repoStatusMemo = { at, of: (repo: string) => byId.get(repo) ?? null };
-    }
-    return repoStatusMemo.of;
-  };
-
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
 
-  type ListBase = Omit<StackT, 'failure' | 'update' | 'repo_status'>[];
-
-  /** What the list takes from the files and the containers: kept for CACHE_MS while the container model stands still. */
-  async function listBase(host: string): Promise<ListBase> {
-    // An unreadable folder is not an empty one: say so, so the interface can tell the user which setting to fix.
-    try {
-      accessSync(d.libraryDir, constants.R_OK | constants.X_OK);
-      if (!statSync(d.libraryDir).isDirectory()) throw new Error('not a folder');
-    } catch (err) {
-      throw new AppError(
-        'library_unreadable',
-        `LIBRARY_DIR '${d.libraryDir}' cannot be read (${(err as Error).message}); fix its rights or set LIBRARY_DIR / BASE_DIR`,
-        {
-          params: { path: d.libraryDir },
-        },
-      );
-    }
-    const containers = await listingOrNull(listing, (msg) => d.logger.warn({ msg }, 'engine listing failed'));
-    const cached = fromCache(`list ${host}`) as ListBase | undefined;
-    if (cached) return cached;
-    const version = d.fleet?.version() ?? null;
-    // Answers that ask while one is being built wait for it, but only when it was started on the same container
-    // model: after a change (or without a model) each answer builds its own, so nothing older is ever joined.
-    const running = building.get(host);
-    if (running && version !== null && running.version === version) return running.base;
-    const base = buildBase(host, containers).finally(() => {
-      if (building.get(host)?.base === base) building.delete(host);
-    });
-    building.set(host, { version, base });
-    const built = await base;
-    toCache(`list ${host}`, version, built);
-    return built;
-  }
-  const building = new Map<string, { version: number | null; base: Promise<ListBase> }>();
-
-  /**
-   * Each app's part from its files; every LIST_SLICE apps the event loop gets a turn, so a large fleet's
-   * rebuild (every CACHE_MS under load) never holds up the answers in flight.
-   */
-  async function buildBase(host: string, containers: ContainerSummary[] | null): Promise<ListBase> {
-    const groups = containers ? groupsOf(containers) : null;
-    const noRepo = () => null;
-    const names = stackNames(d.libraryDir);
-    const base: ListBase = [];
-    for (let i = 0; i < names.length; i++) {
-      if (i > 0 && i % LIST_SLICE === 0) await new Promise<void>((r) => setImmediate(r));
-      const n = names[i] as string;
-      const { containers: _c, update: _u, repo_status: _r, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
-      base.push(s);
-    }
-    return base;
-  }
-  const LIST_SLICE = 50;
-
-  // The update state, the repo's cache status and the last failed job change without any container changing:
-  // they are looked at for every answer, never kept with the cached part.
-  const withOverlay = (base: ListBase, updates: StackT['update'][]): StackT[] => {
-    const repoStatus = repoStatuses();
-    const failures = lastFailures();
-    return base.map((s, i) => ({
-      ...s,
-      update: updates[i] ?? 'unknown',
-      repo_status: s.source ? repoStatus(s.source.repo) : null,
-      failure: s.status === 'running' ? null : (failures.get(s.name) ?? null),
-    }));
-  };
-
-  async function list(host: string): Promise<StackT[]> {
-    const base = await listBase(host);
-    return withOverlay(
-      base,
-      base.map((s) => update(s.name)),
-    );
-  }
-
-  /**
-   * The list as JSON bytes, serialised again only when its base, a job, a repo or an app's update state changed:
-   * under load most answers send the same bytes, with nothing built per request.
-   */
-  const listBytes = new Map<string, { base: ListBase; jobs: number; repos: number; updates: StackT['update'][]; bytes: Uint8Array<ArrayBuffer> }>();
-  async function listJson(host: string): Promise<Uint8Array<ArrayBuffer>> {
-    const base = await listBase(host);
-    const updates = base.map((s) => update(s.name));
-    const jobs = d.jobs.changes();
-    const repos = d.catalogue.changes();
-    const hit = listBytes.get(host);
-    if (hit && hit.base === base && hit.jobs === jobs && hit.repos === repos && hit.updates.every((u, i) => u === updates[i])) return hit.bytes;
-    const bytes = Buffer.from(JSON.stringify(withOverlay(base, updates)));
-    // One entry per host name the interface is reached by; a handful at most.
-    if (listBytes.size > 8) listBytes.clear();
-    listBytes.set(host, { base, jobs, repos, updates, bytes });
-    return bytes;
-  }
-
-  /**
-   * What the list and the app view compute from the container model (the apps' files, their grouping) is kept for
-   * CACHE_MS while the model has not changed: a change of a container shows at once, one of the files within
-   * CACHE_MS; what changes apart from the containers (update state, repo status, failed jobs) is never kept. Under load this takes the app list from hundreds of file checks per request to one per CACHE_MS.
-   */
-  const CACHE_MS = 500;
-  const cache = new Map<string, { version: number; at: number; value: unknown }>();
-  function fromCache(key: string): unknown {
-    const version = d.fleet?.version() ?? null;
-    const hit = cache.get(key);
-    if (version === null || !hit || hit.version !== version || Date.now() - hit.at > CACHE_MS) return undefined;
-    return hit.value;
-  }
-  function toCache(key: string, version: number | null, value: unknown): void {
-    if (version === null) return;
-    // A handful of keys (list per host name, the grouping); old ones go when the model changes.
-    if (cache.size > 32) cache.clear();
-    cache.set(key, { version, at: Date.now(), value });
-  }
-  function groupsOf(containers: ContainerSummary[]): Map<string, ContainerSummary[]> {
-    const hit = fromCache('groups');
-    if (hit) return hit as Map<string, ContainerSummary[]>;
-    const version = d.fleet?.version() ?? null;
-    const groups = groupByApp(containers, dirs);
-    toCache('groups', version, groups);
-    return groups;
-  }
-
-  /** Per app, its newest job when that one failed or was cut off; read again only after a job started or ended. */
-  let failuresMemo: { at: number; value: Map<string, NonNullable<StackT['failure']>> } | null = null;
-  function lastFailures(): Map<string, NonNullable<StackT['failure']>> {
-    const at = d.jobs.changes();
-    if (failuresMemo?.at !== at) failuresMemo = { at, value: readLastFailures() };
-    return failuresMemo.value;
-  }
-  function readLastFailures(): Map<string, NonNullable<StackT['failure']>> {
-    const seen = new Set<string>();
-    const out = new Map<string, NonNullable<StackT['failure']>>();
-    for (const j of d.jobs.list(500)) {
-      if (!j.stack || seen.has(j.stack)) continue;
-      seen.add(j.stack);
-      if (j.state === 'failed' || j.state === 'interrupted') {
-        out.set(j.stack, { job: j.id, kind: j.kind.replace(/^stack\./, ''), state: j.state, message: j.error ?? '' });
-      }
-    }
-    return out;
-  }
-
-  async function get(name: string, host: string): Promise<StackDetailT> {
-    dirs.locate(name);
-    const containers = await listingOrNull(listing, () => undefined);
-    const opts = { host, repoStatus: repoStatuses(), update };
-    const s = presentStack(dirs, name, containers ? (groupsOf(containers).get(name) ?? []) : null, opts);
-    return { ...s, failure: s.status === 'running' ? null : (lastFailures().get(name) ?? null) };
-  }
+  const appList = createAppList({ ...d, dirs, listing, update });
 
   function install(
     actor: Actor,
@@ -476,9 +318,8 @@ export function createStacksService(d: StacksDeps) {
   const { connect } = createConnect(context);
 
   return {
-    list,
-    listJson,
-    get,
+    listJson: appList.listJson,
+    get: appList.get,
     install,
     operate,
     remove,
