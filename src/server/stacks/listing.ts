@@ -123,20 +123,9 @@ export const groupByApp = (list: ContainerSummary[], dirs: StackDirs): Map<strin
 /** Project name → app name of every adopted app whose containers carry another project name. */
 export function adoptedProjects(dirs: StackDirs): Map<string, string> {
   const out = new Map<string, string>();
-  let links: string[];
-  try {
-    // Only an adopted app is a link in LIBRARY_DIR (stack-dir.ts); with hundreds of apps, looking at each one
-    // took tens of milliseconds on every grouping.
-    links = readdirSync(dirs.libraryDir, { withFileTypes: true })
-      .filter((e) => e.isSymbolicLink() && isSafeName(e.name))
-      .map((e) => e.name);
-  } catch {
-    return out;
-  }
-  for (const name of links) {
-    const loc = dirs.find(name);
-    const project = loc?.adopted ? dirs.meta(loc)?.adopted?.project : undefined;
-    if (project && project !== name) out.set(project, name);
+  for (const loc of dirs.adopted()) {
+    const project = dirs.meta(loc)?.adopted?.project;
+    if (project && project !== loc.name) out.set(project, loc.name);
   }
   return out;
 }

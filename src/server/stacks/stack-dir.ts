@@ -71,21 +71,29 @@ export function createStackDirs(libraryDir: string, stateDir: string) {
     return { name, dir: loc.dir, file: loc.composeFile, ...(override && existsSync(override) ? { overrides: [override] } : {}) };
   }
 
-  /** Every adopted app with the folder it refers to. */
-  function adoptedPaths(): { name: string; path: string }[] {
-    let names: string[];
+  /**
+   * Every adopted app, located. Only an adopted app is a link in LIBRARY_DIR, and the folder's own listing tells
+   * links from folders: with hundreds of apps, locating each one took tens of milliseconds.
+   */
+  function adopted(): StackLocation[] {
+    let links: string[];
     try {
-      names = readdirSync(libraryDir).filter(isSafeName);
+      links = readdirSync(libraryDir, { withFileTypes: true })
+        .filter((e) => e.isSymbolicLink() && isSafeName(e.name))
+        .map((e) => e.name);
     } catch {
       return [];
     }
-    return names.flatMap((name) => {
+    return links.flatMap((name) => {
       const loc = find(name);
-      return loc?.adopted ? [{ name, path: loc.dir }] : [];
+      return loc?.adopted ? [loc] : [];
     });
   }
 
-  return { libraryDir, adoptedDir, adoptedMetaPath, adoptedOverridePath, find, locate, meta, project, adoptedPaths };
+  /** Every adopted app with the folder it refers to. */
+  const adoptedPaths = (): { name: string; path: string }[] => adopted().map((loc) => ({ name: loc.name, path: loc.dir }));
+
+  return { libraryDir, adoptedDir, adoptedMetaPath, adoptedOverridePath, find, locate, meta, project, adopted, adoptedPaths };
 }
 
 export type StackDirs = ReturnType<typeof createStackDirs>;
