@@ -100,7 +100,10 @@ for (const [lang, width] of [
 
     // Delete from the app's own view: the confirmation names it, and the user lands on the list.
     await page.getByRole('link', { name, exact: true }).click();
-    await page.getByRole('button', { name: TEXT[lang].deleteLabel(name), exact: true }).click();
+    // Waited for with visible() first: if the view never shows the button, the error says what it showed instead.
+    const deleteButton = page.getByRole('button', { name: TEXT[lang].deleteLabel(name), exact: true });
+    await visible(deleteButton);
+    await deleteButton.click();
     await visible(page.getByText(TEXT[lang].deleteTitle(name)));
     assert.equal(await page.getByLabel(TEXT[lang].backup).isChecked(), true, 'a backup first is offered, on by default');
     await shoot(page, `app-view-delete-${lang}`);
