@@ -2,12 +2,14 @@ import type { ContainerEvent, ContainerEventStream, Engine } from './engine.ts';
 
 /**
  * A fake of `Engine.containerEvents` for unit tests: `push` delivers an event to the open stream, `cut` ends it as
- * an engine restart does, `down` makes the next connections fail. `connects` records each `since` asked for.
+ * an engine restart does, `down` makes the next connections fail, `hold` keeps the next connections waiting until
+ * the function it returns is called. `connects` records each `since` asked for.
  */
 export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
   push(e: Partial<ContainerEvent> & { action: string; name: string }): void;
   cut(): void;
   down(on: boolean): void;
+  hold(): () => void;
   connects: (string | undefined)[];
 } {
   let queue: ContainerEvent[] = [];
@@ -15,11 +17,13 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
   let ended = false;
   let isDown = false;
   let n = 0;
+  let held: Promise<void> | null = null;
   const connects: (string | undefined)[] = [];
   return {
     connects,
     async containerEvents(opts) {
       connects.push(opts.since);
+      if (held) await held;
       if (isDown) throw new Error('connect ECONNREFUSED /var/run/docker.sock');
       ended = false;
       queue = [];
@@ -56,6 +60,16 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
     },
     down(on) {
       isDown = on;
+    },
+    hold() {
+      let release = () => {};
+      held = new Promise<void>((r) => {
+        release = () => {
+          held = null;
+          r();
+        };
+      });
+      return release;
     },
   };
 }

@@ -85,6 +85,18 @@ test('the stream reconnects after the engine went away, resuming after the last 
   await watch.stop();
 });
 
+test('a stop while the stream is still connecting closes the stream once it opens, and stop() returns', async () => {
+  const { engine, watch } = setup();
+  const release = engine.hold();
+  watch.start();
+  await settle();
+  const stopped = watch.stop();
+  release();
+  const outcome = await Promise.race([stopped.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 1000))]);
+  assert.equal(outcome, 'stopped');
+  assert.equal(engine.connects.length, 1, 'no reconnect after the stop');
+});
+
 test("Kade's own operation causes the stops before it ended, not a stop after it", () => {
   const stop = 1_000_000;
   assert.equal(causedByOwnOperation([stop + 2_000], stop), true, 'a stop operation that ended 2 s after the die');

@@ -114,6 +114,11 @@ export function createContainerWatch(d: ContainerWatchDeps) {
         const from = since();
         const handled = d.cursor.get();
         current = await d.engine.containerEvents({ actions: ACTIONS, since: sinceOf(from) });
+        // Stopped while connecting: nothing else closes this stream, and an open one keeps stop() and the process waiting.
+        if (stopped) {
+          current.close();
+          break;
+        }
         if (failures > 0) d.logger.info('engine event stream connected again');
         delay = firstMs;
         failures = 0;
