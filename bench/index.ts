@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import Docker from 'dockerode';
+import { emptyMeta } from '../src/server/stacks/stack-files.ts';
 import { type SocketProxy, startSocketProxy } from '../test/helpers/socket-proxy.ts';
 
 const { values: args } = parseArgs({
@@ -85,19 +86,7 @@ function composeText(m: number): string {
   return `services:\n${services(m).map(svc).join('')}networks:\n  default:\n    external: true\n    name: ${NETWORK}\n`;
 }
 
-const META = JSON.stringify({
-  format: 1,
-  source: null,
-  values: {},
-  value_types: {},
-  secret_env: {},
-  services: {},
-  networks: [],
-  web: null,
-  categories: ['developer'],
-  template_version: null,
-  installed_at: new Date().toISOString(),
-});
+const META = JSON.stringify(emptyMeta(new Date().toISOString(), { categories: ['developer'] }));
 
 /** Set by the cleanup: no new container is made once it started. */
 let aborting = false;

@@ -10,7 +10,7 @@ import { enforceCompose } from './bind-policy.ts';
 import { enforceComposeFiles } from './compose-policy.ts';
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
-import { composePath, ENV_FILE, readComposeDoc, readTextOrEmpty, type StackMetaT } from './stack-files.ts';
+import { composePath, ENV_FILE, emptyMeta, readComposeDoc, readTextOrEmpty } from './stack-files.ts';
 
 const realOrNull = (p: string): string | null => {
   try {
@@ -88,20 +88,7 @@ export function createAdopt(c: StackContext) {
     enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
     await c.compose.validate({ name: project, dir: real, file });
 
-    const meta: StackMetaT = {
-      format: 1,
-      source: null,
-      values: {},
-      value_types: {},
-      secret_env: {},
-      services: {},
-      networks: [],
-      web: null,
-      categories: [],
-      template_version: null,
-      installed_at: c.clock().toISOString(),
-      adopted: { path: real, project },
-    };
+    const meta = emptyMeta(c.clock().toISOString(), { adopted: { path: real, project } });
     mkdirSync(c.dirs.adoptedDir, { recursive: true, mode: 0o700 });
     const metaPath = c.dirs.adoptedMetaPath(name);
     writeFileAtomic(metaPath, `${JSON.stringify(meta, null, 2)}\n`, 0o600);

@@ -42,6 +42,24 @@ export const StackMeta = z.object({
 });
 export type StackMetaT = z.infer<typeof StackMeta>;
 
+/** The metadata of an app no template made (adopted, or a benchmark's fleet): no source, values or choices. */
+export function emptyMeta(installedAt: string, more: Partial<StackMetaT> = {}): StackMetaT {
+  return {
+    format: 1,
+    source: null,
+    values: {},
+    value_types: {},
+    secret_env: {},
+    services: {},
+    networks: [],
+    web: null,
+    categories: [],
+    template_version: null,
+    installed_at: installedAt,
+    ...more,
+  };
+}
+
 export function composePath(dir: string): string | null {
   for (const n of COMPOSE_NAMES) if (existsSync(join(dir, n))) return join(dir, n);
   return null;
