@@ -32,15 +32,30 @@ function fakeEngine() {
     async listContainers(opts = {}) {
       calls.push(opts.ids ? `ids:${opts.ids.join(',')}` : 'all');
       if (down) throw new Error('connect ECONNREFUSED');
-      return [...containers.values()].filter((c) => !opts.ids || opts.ids.includes(c.id)).map((c) => ({ ...c }));
+      // What the engine answers is what it had when asked, however long the answer takes to arrive.
+      const answer = [...containers.values()].filter((c) => !opts.ids || opts.ids.includes(c.id)).map((c) => ({ ...c }));
+      if (held) await held;
+      return answer;
     },
   };
   let down = false;
+  let held: Promise<void> | null = null;
   return {
     engine,
     events,
     containers,
     calls,
+    /** Listings asked from now on answer only once the returned function is called. */
+    hold(): () => void {
+      let release = () => {};
+      held = new Promise<void>((r) => {
+        release = () => {
+          held = null;
+          r();
+        };
+      });
+      return release;
+    },
     setDown(on: boolean) {
       down = on;
       events.down(on);
@@ -173,3 +188,21 @@ test("after invalidate (Kade's own change, maybe only of files) the version move
     assert.notEqual(fleet.version(), null);
     assert.notEqual(fleet.version(), version);
   }));
+
+test("a list after Kade's own change never answers with a listing asked before it", async () => {
+  await withFilledFleet({}, async (f, fleet) => {
+    fleet.invalidate();
+    const release = f.hold();
+    // A listing asked before the change, still on its way (a slow engine, a list of 1000 containers).
+    const asked = f.calls.length;
+    const early = fleet.list();
+    await until('the early listing is asked', () => f.calls.length > asked);
+    f.containers.set('a', container('a', 'exited'));
+    fleet.invalidate();
+    const after = fleet.list();
+    release();
+    assert.equal((await early)[0]?.state, 'running', 'the early listing answers with what the engine had then');
+    assert.equal((await after)[0]?.state, 'exited', 'the list asked after the change shows it');
+    assert.equal(await states(fleet), 'a:exited', 'and so does the model');
+  });
+});

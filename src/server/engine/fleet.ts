@@ -90,6 +90,9 @@ export function createFleet(d: FleetDeps): Fleet {
   /** Every change of the model runs here, one after the other: a full listing never overwrites a newer batch. */
   let queue: Promise<unknown> = Promise.resolve();
   let relisting: Promise<ContainerSummary[]> | null = null;
+  /** invalidate() calls so far, and how many there had been when the listing under way was asked. */
+  let invalidations = 0;
+  let relistingFrom = 0;
   let live: Promise<ContainerSummary[]> | null = null;
 
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -105,20 +108,28 @@ export function createFleet(d: FleetDeps): Fleet {
     snapshot = null;
   };
 
-  /** One full listing replaces the model; shared by callers that ask while it runs. */
+  /**
+   * One full listing replaces the model; shared by callers that ask while it runs, unless Kade changed something
+   * since it was asked: that listing may predate the change, so a new one is queued behind it.
+   */
   function relist(): Promise<ContainerSummary[]> {
-    relisting ??= serial(async () => {
+    if (relisting && relistingFrom === invalidations) return relisting;
+    const from = invalidations;
+    const p = serial(async () => {
       const list = await d.engine.listContainers({ composeOnly: true });
       // The minute's safety-net listing mostly finds what the events already told: the version stays, and what
       // callers computed from the model stays valid (only the engine's "Up 3 minutes" texts are new). After
       // invalidate() it always moves: Kade's own change may be one of files that callers cached beside it.
       if (stream) setModel(new Map(list.map((c) => [c.id, c])), dirty || !sameFleet(model, list));
-      dirty = false;
+      // Still dirty when Kade changed something while this listing was on its way.
+      if (invalidations === from) dirty = false;
       return list;
     }).finally(() => {
-      relisting = null;
+      if (relisting === p) relisting = null;
     });
-    return relisting;
+    relisting = p;
+    relistingFrom = from;
+    return p;
   }
 
   /** The containers named by events since the last batch, listed again; those the engine no longer has are gone. */
@@ -218,6 +229,7 @@ export function createFleet(d: FleetDeps): Fleet {
     },
     invalidate() {
       dirty = true;
+      invalidations++;
     },
     current: () => model !== null && !dirty,
     version: () => (model !== null && !dirty ? changes : null),
