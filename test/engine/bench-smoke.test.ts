@@ -32,7 +32,7 @@ test('npm run bench runs end to end on a tiny fleet, writes every figure as JSON
         endpoints: Record<string, Record<string, { kade: { p50: number; rps: number }; raw: { p50: number } }>>;
       }[];
       screen: { totalKB: number };
-      targets: { name: string; value: number; pass: boolean }[];
+      targets: { name: string; value: number | null; pass: boolean | null }[];
     };
     const fleet = result.fleets[0];
     assert.ok(fleet);
@@ -47,8 +47,18 @@ test('npm run bench runs end to end on a tiny fleet, writes every figure as JSON
       }
     }
     assert.ok(result.screen.totalKB > 0);
-    assert.ok(result.targets.length >= 7, JSON.stringify(result.targets));
-    for (const t of result.targets) assert.equal(typeof t.pass, 'boolean', t.name);
+    // Every target is printed; the two of the large fleet say they need --large instead of a figure.
+    assert.equal(result.targets.length, 9, JSON.stringify(result.targets));
+    const notRun = result.targets.filter((t) => t.pass === null);
+    assert.deepEqual(
+      notRun.map((t) => [/needs --large/.test(t.name), t.value]),
+      [
+        [true, null],
+        [true, null],
+      ],
+    );
+    for (const t of result.targets.filter((r) => r.pass !== null)) assert.equal(typeof t.value, 'number', t.name);
+    assert.match(stdout, /needs --large\)\s+not run/);
     const left = (await execFileP('docker', ['ps', '-aq', '--filter', 'name=kadetest-bench-'])).stdout.trim();
     assert.equal(left, '', 'the bench removed its containers');
   } finally {
