@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { emptyMeta } from '../../src/server/stacks/stack-files.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -116,19 +117,7 @@ function writeStack(name: string, app: string | null, compose = PLAIN): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'docker-compose.yml'), compose);
   writeFileSync(join(dir, '.env'), '', { mode: 0o600 });
-  const meta = {
-    format: 1,
-    source: app ? { repo: 'hazards', app, commit: null } : null,
-    values: {},
-    value_types: {},
-    secret_env: {},
-    services: {},
-    networks: [],
-    web: null,
-    categories: [],
-    template_version: '1.0.0',
-    installed_at: new Date(0).toISOString(),
-  };
+  const meta = emptyMeta(new Date(0).toISOString(), { source: app ? { repo: 'hazards', app, commit: null } : null, template_version: '1.0.0' });
   writeFileSync(join(dir, '.svc.json'), `${JSON.stringify(meta)}\n`, { mode: 0o600 });
   return dir;
 }

@@ -17,13 +17,13 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
   let ended = false;
   let isDown = false;
   let n = 0;
-  let held: Promise<void> | null = null;
+  const gate = createGate();
   const connects: (string | undefined)[] = [];
   return {
     connects,
     async containerEvents(opts) {
       connects.push(opts.since);
-      if (held) await held;
+      await gate.passed();
       if (isDown) throw new Error('connect ECONNREFUSED /var/run/docker.sock');
       ended = false;
       queue = [];
@@ -61,6 +61,14 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
     down(on) {
       isDown = on;
     },
+    hold: gate.hold,
+  };
+}
+
+/** A gate for fakes: after hold(), passed() waits until the function hold() returned is called. */
+export function createGate(): { hold(): () => void; passed(): Promise<void> } {
+  let held: Promise<void> | null = null;
+  return {
     hold() {
       let release = () => {};
       held = new Promise<void>((r) => {
@@ -70,6 +78,9 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
         };
       });
       return release;
+    },
+    async passed() {
+      if (held) await held;
     },
   };
 }

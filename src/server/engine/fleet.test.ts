@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../core/logger.ts';
 import type { ContainerSummary, Engine } from './engine.ts';
-import { createFakeEvents } from './fake-events.ts';
+import { createFakeEvents, createGate } from './fake-events.ts';
 import { createFleet } from './fleet.ts';
 
 const logger = createLogger('silent');
@@ -34,28 +34,19 @@ function fakeEngine() {
       if (down) throw new Error('connect ECONNREFUSED');
       // What the engine answers is what it had when asked, however long the answer takes to arrive.
       const answer = [...containers.values()].filter((c) => !opts.ids || opts.ids.includes(c.id)).map((c) => ({ ...c }));
-      if (held) await held;
+      await gate.passed();
       return answer;
     },
   };
   let down = false;
-  let held: Promise<void> | null = null;
+  const gate = createGate();
   return {
     engine,
     events,
     containers,
     calls,
     /** Listings asked from now on answer only once the returned function is called. */
-    hold(): () => void {
-      let release = () => {};
-      held = new Promise<void>((r) => {
-        release = () => {
-          held = null;
-          r();
-        };
-      });
-      return release;
-    },
+    hold: gate.hold,
     setDown(on: boolean) {
       down = on;
       events.down(on);
