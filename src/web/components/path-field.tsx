@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
-import type { PathCheckKey, PathCheckT } from '../../../shared/settings.ts';
-import { t } from '../../i18n.ts';
+import type { PathCheckKey, PathCheckT } from '../../shared/settings.ts';
+import { t } from '../i18n.ts';
 import { PathStatus } from './path-status.tsx';
 import { checkPath } from './settings-api.ts';
 

@@ -1,5 +1,5 @@
-import type { PathCheckT, PathReason } from '../../../shared/settings.ts';
-import { t } from '../../i18n.ts';
+import type { PathCheckT, PathReason } from '../../shared/settings.ts';
+import { t } from '../i18n.ts';
 
 /** Why a folder cannot be used, in the current language; one literal key per reason. */
 export function reasonText(reason: PathReason, base: string): string {

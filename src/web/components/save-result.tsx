@@ -1,6 +1,6 @@
-import { ApiError } from '../../api.ts';
-import { AlertBox, errorText } from '../../components/error-message.tsx';
-import { t } from '../../i18n.ts';
+import { ApiError } from '../api.ts';
+import { t } from '../i18n.ts';
+import { AlertBox, errorText } from './error-message.tsx';
 import { FixLine, reasonText } from './path-status.tsx';
 
 export type SaveState =

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { JobT } from '../../../shared/api.ts';
-import { type DeleteOptions, getJob, type StackAction, stackAction } from '../../api.ts';
+import type { JobT } from '../../shared/api.ts';
+import { type DeleteOptions, getJob, type StackAction, stackAction } from '../api.ts';
 
 export interface TrackedJob {
   action: StackAction;

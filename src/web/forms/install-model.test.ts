@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../../shared/template.ts';
+import type { TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../shared/template.ts';
 import { advancedCount, buildSteps, freeName, missingIn, randomSecret, requestValues, startValues, stepOf } from './install-model.ts';
 
 const field = (id: string, extra: Partial<TemplateFieldT> = {}): TemplateFieldT => ({

@@ -1,7 +1,7 @@
-import { checkField, type RuleIssue } from '../../../shared/field-rules.ts';
-import { NAME_PATTERN } from '../../../shared/names.ts';
-import { hasPlaceholder } from '../../../shared/placeholders.ts';
-import type { FieldValue, TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../../shared/template.ts';
+import { checkField, type RuleIssue } from '../../shared/field-rules.ts';
+import { NAME_PATTERN } from '../../shared/names.ts';
+import { hasPlaceholder } from '../../shared/placeholders.ts';
+import type { FieldValue, TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../shared/template.ts';
 
 /** What the form holds: text inputs keep strings (the server coerces), switches keep booleans. */
 export type FormValues = Record<string, FieldValue>;
@@ -9,13 +9,9 @@ export type FormValues = Record<string, FieldValue>;
 /** One page of the install form. `main` holds the name and the ungrouped fields; `review` ends it. */
 export type Step = { kind: 'main'; fields: TemplateFieldT[] } | { kind: 'group'; group: TemplateGroupT; fields: TemplateFieldT[] } | { kind: 'review' };
 
-/** `/store/{repo}/{app}/install`: the address of the install form of one app of the store. */
-export const INSTALL_PATH = /^\/store\/([^/]+)\/([^/]+)\/install\/?$/;
-export const installPath = (repo: string, app: string): string => `/store/${encodeURIComponent(repo)}/${encodeURIComponent(app)}/install`;
-
 export const isValidName = (name: string): boolean => NAME_PATTERN.test(name);
 
-export { randomSecret, textIn } from '../../forms/form-text.ts';
+export { randomSecret, textIn } from './form-text.ts';
 
 /** The synthetic boolean of a group with a toggle (the server's name for it). */
 export const toggleId = (groupId: string): string => `${groupId}_enabled`;

@@ -1,11 +1,10 @@
 import type { ComponentChild } from 'preact';
 import type { Role } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
+import { APP_PATH, INSTALL_PATH } from '../app-paths.ts';
 import { lazyScreen } from '../components/lazy-screen.tsx';
 import type { MessageKey } from '../i18n.ts';
-import { APP_PATH } from './app/app-path.ts';
 import { AppsScreen } from './apps/apps-screen.tsx';
-import { INSTALL_PATH } from './install/install-model.ts';
 
 // The apps list is the first screen: in the main bundle. Every other screen loads when first shown.
 const AccountScreen = lazyScreen(() => import('./account/account-screen.tsx').then((m) => m.AccountScreen));

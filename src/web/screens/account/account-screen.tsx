@@ -3,9 +3,9 @@ import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import { request, type UserT } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../components/error-message.tsx';
 import { CurrentPasswordField, NewPasswordFields, type PasswordProblem, passwordProblem } from '../../components/password-fields.tsx';
+import { roleName } from '../../components/role-name.ts';
 import { t } from '../../i18n.ts';
-import { roleName } from '../users/notice.ts';
-import '../users/users.css';
+import './account.css';
 
 const changeOwnPassword = (current: string, next: string): Promise<void> =>
   request<undefined>('PUT', '/api/auth/password', { current_password: current, new_password: next });
@@ -50,7 +50,7 @@ export function AccountScreen({ user }: { user: UserT }) {
           {t('account.title')}
         </h1>
       </div>
-      <p class="muted users-intro">{t('account.intro', { name: user.name, role: roleName(user.role) })}</p>
+      <p class="muted account-intro">{t('account.intro', { name: user.name, role: roleName(user.role) })}</p>
       <form class="card account-form" aria-labelledby="account-password-title" onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
         <h2 id="account-password-title">{t('account.password_title')}</h2>
         <CurrentPasswordField

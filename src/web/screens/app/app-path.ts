@@ -1,20 +1,4 @@
-/** The view of one installed app: /apps/{name}; the tab lives in the hash so a reload keeps it. */
-export const APP_PATH = /^\/apps\/([^/]+)\/?$/;
-
-export const appPath = (name: string): string => `/apps/${encodeURIComponent(name)}`;
-
-/** The app name of a path that matched APP_PATH; null for any other path. */
-export function appNameOf(path: string): string | null {
-  const m = APP_PATH.exec(path);
-  if (!m?.[1]) return null;
-  try {
-    return decodeURIComponent(m[1]);
-  } catch {
-    // A malformed escape: no such app, which the screen then reports as not found.
-    return m[1];
-  }
-}
-
+/** The tabs of the app view: the tab lives in the hash so a reload keeps it. */
 export const TABS = ['overview', 'configure', 'files', 'backups'] as const;
 export type Tab = (typeof TABS)[number];
 

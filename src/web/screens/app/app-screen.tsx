@@ -1,21 +1,21 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type DeleteOptions, type UserT } from '../../api.ts';
+import { appNameOf } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
 import { usePolled } from '../../components/use-polled.ts';
+import { isBusy, useStackJobs } from '../../components/use-stack-jobs.ts';
 import { isMessageKey, t } from '../../i18n.ts';
 import { navigate, onLinkClick } from '../../router.ts';
-import { FailureLine, JobLine, StackActions } from '../apps/stack-row.tsx';
-import { isBusy, useStackJobs } from '../apps/use-stack-jobs.ts';
 import { getStackDetail, type StackDetailT } from './app-api.ts';
-import { appNameOf } from './app-path.ts';
 import { TabList, useHashTab, useVisited } from './app-tabs.tsx';
 import { BackupsTab } from './backups-tab.tsx';
 import { ConfigureTab } from './configure/configure-tab.tsx';
 import { FilesTab } from './files-tab.tsx';
 import { OverviewTab } from './overview-tab.tsx';
-import '../apps/apps.css';
+import '../../components/stack.css';
 import './app.css';
 
 /** One installed app: its status and actions on top, then Overview, Configure, Files and Backups as tabs. */

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { LogsPanel } from '../../components/logs-panel.tsx';
+import { portText } from '../../components/port-text.ts';
 import { isMessageKey, t } from '../../i18n.ts';
-import { portText } from '../containers/container-row.tsx';
 import type { StackDetailT } from './app-api.ts';
 import { CredentialsPanel } from './credentials-panel.tsx';
 

@@ -1,11 +1,11 @@
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { useStackJobs } from '../../components/use-stack-jobs.ts';
 import { formatTime, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { AdoptPanel, AdoptToggle, useAdoptPanel } from './adopt/adopt-panel.tsx';
 import { StackRow } from './stack-row.tsx';
-import { useStackJobs } from './use-stack-jobs.ts';
 import { useStacks } from './use-stacks.ts';
 import './apps.css';
 

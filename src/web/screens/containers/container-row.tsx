@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
+import { portText } from '../../components/port-text.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { ContainerInspect } from './container-inspect.tsx';
@@ -20,16 +21,6 @@ const isKnownHealth = (h: string): h is KnownHealth => (HEALTHS as readonly stri
 function dotClass(state: string): string {
   if (state === 'running' || state === 'restarting' || state === 'paused' || state === 'dead') return `ctr-dot-${state}`;
   return isKnown(state) ? 'ctr-dot-stopped' : 'ctr-dot-unknown';
-}
-
-/** Published ports once each (the engine lists IPv4 and IPv6 separately), then the unpublished ones. */
-export function portText(ports: ContainerEntryT['ports']): string {
-  const seen = new Set<string>();
-  for (const p of ports) {
-    const host = p.host_port === null ? '' : `${p.host_ip && p.host_ip !== '0.0.0.0' && p.host_ip !== '::' ? `${p.host_ip}:` : ''}${p.host_port}→`;
-    seen.add(`${host}${p.container_port}/${p.protocol}`);
-  }
-  return [...seen].join(', ');
 }
 
 interface Props {

@@ -8,9 +8,6 @@ import { PowersWarning } from '../../components/powers-warning.tsx';
 import type { Instance } from '../../forms/connect-field.tsx';
 import { useInstances } from '../../forms/connect-instances.ts';
 import { issueText } from '../../forms/field-problem.ts';
-import { TemplateField } from '../../forms/template-field.tsx';
-import { getLang, t } from '../../i18n.ts';
-import { type AppSchemaT, installApp } from './install-api.ts';
 import {
   advancedCount,
   allFields,
@@ -27,7 +24,10 @@ import {
   stepOf,
   textIn,
   toggleId,
-} from './install-model.ts';
+} from '../../forms/install-model.ts';
+import { TemplateField } from '../../forms/template-field.tsx';
+import { getLang, t } from '../../i18n.ts';
+import { type AppSchemaT, installApp } from './install-api.ts';
 import { NameField } from './name-field.tsx';
 import { ReviewStep } from './review-step.tsx';
 import { stepKey, stepTitle } from './step-title.ts';

@@ -1,13 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JobT, StackT } from '../../../shared/api.ts';
 import { listStacks } from '../../api.ts';
+import { INSTALL_PATH } from '../../app-paths.ts';
 import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { t, useLang } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { type AppSchemaT, getAppSchema, getStack } from './install-api.ts';
 import { InstallForm } from './install-form.tsx';
-import { INSTALL_PATH } from './install-model.ts';
+import '../../forms/forms.css';
 import './install.css';
 
 function parse(path: string): { repo: string; app: string } | null {

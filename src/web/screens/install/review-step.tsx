@@ -1,6 +1,6 @@
 import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
+import { type FormValues, groupEnabled, type Step, textIn } from '../../forms/install-model.ts';
 import { getLang, t } from '../../i18n.ts';
-import { type FormValues, groupEnabled, type Step, textIn } from './install-model.ts';
 import { stepKey, stepTitle } from './step-title.ts';
 
 function shown(f: TemplateFieldT, v: FieldValue | undefined): string {

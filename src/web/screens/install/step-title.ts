@@ -1,5 +1,5 @@
+import { type Step, textIn } from '../../forms/install-model.ts';
 import { getLang, t } from '../../i18n.ts';
-import { type Step, textIn } from './install-model.ts';
 
 /** A stable key of a step, so the current step survives the advanced switch adding or removing others. */
 export const stepKey = (s: Step): string => (s.kind === 'group' ? `group:${s.group.id}` : s.kind);

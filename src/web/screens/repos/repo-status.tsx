@@ -1,11 +1,6 @@
-import { getLang, t } from '../../i18n.ts';
+import { formatDateTime } from '../../components/format-date-time.ts';
+import { t } from '../../i18n.ts';
 import type { RepoT } from './repos-api.ts';
-
-export function formatDateTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(getLang() === 'nl' ? 'nl-NL' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
-}
 
 /** Where a repo comes from and what its cache holds: commit, dates, VERSION, and why it is outdated. */
 export function RepoDetails({ repo, kadeVersion }: { repo: RepoT; kadeVersion: string | null }) {

@@ -17,8 +17,6 @@ export interface RepoInput {
 
 const path = (id: string) => `/api/repos/${encodeURIComponent(id)}`;
 
-export const listRepos = (): Promise<RepoT[]> => request<RepoT[]>('GET', '/api/repos');
-
 /** Adds a repo; the server starts its first sync at once. */
 export const addRepo = (input: RepoInput): Promise<{ repo: RepoT; job: JobT }> => request('POST', '/api/repos', input);
 

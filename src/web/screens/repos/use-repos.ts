@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { kadeVersion, listRepos, type RepoT } from './repos-api.ts';
+import { listRepos } from '../../components/repos-api.ts';
+import { kadeVersion, type RepoT } from './repos-api.ts';
 
 export interface ReposState {
   repos: RepoT[] | null;

@@ -1,9 +1,9 @@
 import type { PathKey } from '../../../shared/settings-keys.ts';
+import { PathField } from '../../components/path-field.tsx';
 import { type MessageKey, t } from '../../i18n.ts';
 import { FolderMove } from './folder-move.tsx';
 import type { SectionProps } from './form-bind.ts';
 import { Section } from './inputs.tsx';
-import { PathField } from './path-field.tsx';
 
 const LABELS: Record<PathKey, MessageKey> = {
   BASE_DIR: 'settings.base_dir',

@@ -1,8 +1,8 @@
+import { PathField } from '../../components/path-field.tsx';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import type { SectionProps } from './form-bind.ts';
 import { Checkbox, SecretInput, Section, Select, TextArea, TextInput } from './inputs.tsx';
-import { PathField } from './path-field.tsx';
 
 /** Every zone the browser knows, offered while typing; the server checks the choice. */
 function zones(): string[] {

@@ -1,15 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { SettingsT } from '../../../shared/settings.ts';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { SaveResult, type SaveState } from '../../components/save-result.tsx';
+import { getSettings } from '../../components/settings-api.ts';
 import { t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
 import { FoldersSection } from './folders-section.tsx';
 import { makeBinders, type SectionProps } from './form-bind.ts';
-import { SaveResult, type SaveState } from './save-result.tsx';
 import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
 import { SelfUpdatePanel } from './self-update-panel.tsx';
-import { getSettings, resetWizard, saveSettings } from './settings-api.ts';
+import { resetWizard, saveSettings } from './settings-api.ts';
 import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
+import '../../components/settings-form.css';
 import './settings.css';
 
 /** A setting's name as the form shows it: the key, which is also what the `.env` and the API call it. */

@@ -1,8 +1,8 @@
 import type { StoreAppT } from '../../../shared/api.ts';
 import type { Category } from '../../../shared/categories.ts';
+import { installPath } from '../../app-paths.ts';
 import { getLang, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
-import { installPath } from '../install/install-model.ts';
 
 /** Looks up a category by id; an id the server does not know shows as its raw text in grey. */
 export type CategoryLookup = (id: string) => Category | undefined;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { listRepos } from '../repos/repos-api.ts';
+import { listRepos } from '../../components/repos-api.ts';
 import { type Category, listCategories, listStoreApps, type RepoT, type StoreAppT } from './store-api.ts';
 
 export interface StoreData {

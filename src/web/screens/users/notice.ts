@@ -1,4 +1,5 @@
 import type { Role } from '../../../shared/roles.ts';
+import { roleName } from '../../components/role-name.ts';
 import { getLang, t } from '../../i18n.ts';
 
 /** A success message kept as data, so it follows a language switch. */
@@ -7,17 +8,6 @@ export type Notice =
   | { kind: 'role'; name: string; role: Role }
   | { kind: 'password'; name: string }
   | { kind: 'deleted'; name: string };
-
-export function roleName(role: Role): string {
-  switch (role) {
-    case 'admin':
-      return t('role.admin');
-    case 'operator':
-      return t('role.operator');
-    case 'viewer':
-      return t('role.viewer');
-  }
-}
 
 export function noticeText(n: Notice): string {
   switch (n.kind) {

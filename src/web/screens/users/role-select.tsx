@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '../../../shared/roles.ts';
-import { roleName } from './notice.ts';
+import { roleName } from '../../components/role-name.ts';
 
 interface Props {
   id: string;

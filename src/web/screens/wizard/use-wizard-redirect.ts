@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import type { UserT } from '../../api.ts';
 import { currentPath, navigate } from '../../router.ts';
-import { getWizard } from '../settings/settings-api.ts';
+import { getWizard } from './wizard-api.ts';
 
 /**
  * Leads an admin into the setup wizard while it is not done. Only from the page

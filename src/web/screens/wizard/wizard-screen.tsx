@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WizardStateT } from '../../../shared/settings.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { getSettings } from '../../components/settings-api.ts';
 import { type MessageKey, t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
-import { completeWizard, getSettings, getWizard } from '../settings/settings-api.ts';
+import { completeWizard, getWizard } from './wizard-api.ts';
 import { DoneStep, PathsStep, RepoStep, SyncStep } from './wizard-steps.tsx';
-import '../settings/settings.css';
+import '../../components/settings-form.css';
 import './wizard.css';
 
 type Step = 'paths' | 'repo' | 'sync' | 'done';

@@ -4,10 +4,10 @@ import { joinPath, normalisePath } from '../../../shared/paths.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { Field } from '../../components/field.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { PathField } from '../../components/path-field.tsx';
+import { SaveResult, type SaveState } from '../../components/save-result.tsx';
 import { t } from '../../i18n.ts';
-import { PathField } from '../settings/path-field.tsx';
-import { SaveResult, type SaveState } from '../settings/save-result.tsx';
-import { wizardGit, wizardPaths, wizardSync } from '../settings/settings-api.ts';
+import { wizardGit, wizardPaths, wizardSync } from './wizard-api.ts';
 
 function StepTitle({ text }: { text: string }) {
   return (

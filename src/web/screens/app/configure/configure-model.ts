@@ -1,6 +1,6 @@
 import type { ExtraVolumeT, ReconfigureRequestT, ServiceChoicesT, StackConfigT } from '../../../../shared/stack-config.ts';
 import type { TemplateFieldT, TemplateFileT } from '../../../../shared/template.ts';
-import { buildSteps, type FormValues, missingIn, requestValues } from '../../install/install-model.ts';
+import { buildSteps, type FormValues, missingIn, requestValues } from '../../../forms/install-model.ts';
 
 /** The extras of one service as the form holds them: rows may be half filled while typing. */
 export interface ServiceExtrasState {

@@ -10,7 +10,7 @@ import { AppNetworks } from './app-networks.tsx';
 import { type DeviceT, getStackConfig, getStackDetail, listDevices, type RunningT, runningOf, type StackConfigT } from './configure-api.ts';
 import { ConfigureForm } from './configure-form.tsx';
 import { NoForm, TemplateSource } from './template-source.tsx';
-import '../../install/install.css';
+import '../../../forms/forms.css';
 import './configure.css';
 
 type Run = { job: JobT; ended: JobT | null };

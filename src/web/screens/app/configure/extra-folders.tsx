@@ -1,8 +1,8 @@
 import { useId } from 'preact/hooks';
 import type { ExtraVolumeT } from '../../../../shared/stack-config.ts';
+import { FixLine } from '../../../components/path-status.tsx';
 import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
 import { t } from '../../../i18n.ts';
-import { FixLine } from '../../settings/path-status.tsx';
 import { volumeField } from './configure-model.ts';
 
 interface Props {

@@ -1,7 +1,7 @@
 import { useId } from 'preact/hooks';
 import type { TemplateFieldT } from '../../../../shared/template.ts';
+import { textIn } from '../../../forms/install-model.ts';
 import { getLang, t } from '../../../i18n.ts';
-import { textIn } from '../../install/install-model.ts';
 
 /**
  * A secret this user may not read: the server keeps it when the request leaves it out.

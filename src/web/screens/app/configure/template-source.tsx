@@ -1,5 +1,5 @@
+import { formatDateTime } from '../../../components/format-date-time.ts';
 import { t } from '../../../i18n.ts';
-import { formatDateTime } from '../../repos/repo-status.tsx';
 import type { StackConfigT } from './configure-api.ts';
 
 /** Where the form comes from: repo and app, the template version, and what the repo cache holds. */

@@ -1,9 +1,9 @@
 import { useId } from 'preact/hooks';
 import type { FieldValue, TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../../../shared/template.ts';
 import type { Instance } from '../../../forms/connect-field.tsx';
+import { buildSteps, type FormValues, groupEnabled, textIn, toggleId } from '../../../forms/install-model.ts';
 import { TemplateField } from '../../../forms/template-field.tsx';
 import { getLang, t } from '../../../i18n.ts';
-import { buildSteps, type FormValues, groupEnabled, textIn, toggleId } from '../../install/install-model.ts';
 import { KeptSecret } from './kept-secret.tsx';
 
 export interface ValuesProps {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { appPath } from '../../../app-paths.ts';
 import { t } from '../../../i18n.ts';
 import { onLinkClick } from '../../../router.ts';
-import { appPath } from '../../app/app-path.ts';
 import { AdoptForm } from './adopt-form.tsx';
 import './adopt.css';
 
