@@ -101,8 +101,8 @@ export async function visible(l: Locator, timeout = 10_000): Promise<void> {
       .locator('body')
       .innerText({ timeout: 1000 })
       .catch(() => '(the page could not be read)');
-    (err as Error).message += `\n--- the page at ${page.url()} showed:\n${shown.slice(0, 3000)}`;
-    throw err;
+    // A new error: node:test prints the stack, which Playwright's error computed before any message change.
+    throw new Error(`${(err as Error).message}\n--- the page at ${page.url()} showed:\n${shown.slice(0, 3000)}`, { cause: err });
   }
 }
 
