@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type ConsoleMessage, chromium, type Locator, type Page, type Request } from 'playwright-core';
 
 const SHOTS = 'test-results/screenshots';
 const LAUNCH = {
@@ -30,6 +30,13 @@ export async function launchBrowser(): Promise<Browser> {
  */
 export function watchPage(page: Page, problems: string[], describe = (m: ConsoleMessage) => `console: ${m.text()}`): void {
   page.setDefaultTimeout(10_000);
+  // The requests under way, with when they were sent and their outcome so far: a time-out in visible() lists them.
+  const requests = new Map<Request, string>();
+  inFlight.set(page, requests);
+  const t0 = Date.now();
+  page.on('request', (r) => requests.set(r, `${r.method()} ${r.url()} (sent at +${Date.now() - t0} ms)`));
+  page.on('requestfinished', (r) => requests.delete(r));
+  page.on('requestfailed', (r) => requests.set(r, `${requests.get(r) ?? r.url()}: failed, ${r.failure()?.errorText ?? '?'}`));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(describe(m));
@@ -91,6 +98,8 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 10_000)
   }
 }
 
+const inFlight = new WeakMap<Page, Map<Request, string>>();
+
 /** Waits for the first match to show; on time-out the error carries what the page showed instead, so a CI log says why. */
 export async function visible(l: Locator, timeout = 10_000): Promise<void> {
   try {
@@ -101,8 +110,10 @@ export async function visible(l: Locator, timeout = 10_000): Promise<void> {
       .locator('body')
       .innerText({ timeout: 1000 })
       .catch(() => '(the page could not be read)');
+    const requests = [...(inFlight.get(page)?.values() ?? [])];
+    const pending = requests.length > 0 ? `\n--- requests not finished (or failed):\n${requests.join('\n')}` : '\n--- no request unfinished';
     // A new error: node:test prints the stack, which Playwright's error computed before any message change.
-    throw new Error(`${(err as Error).message}\n--- the page at ${page.url()} showed:\n${shown.slice(0, 3000)}`, { cause: err });
+    throw new Error(`${(err as Error).message}\n--- the page at ${page.url()} showed:\n${shown.slice(0, 3000)}${pending}`, { cause: err });
   }
 }
 
