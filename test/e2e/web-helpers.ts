@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type Browser, type ConsoleMessage, chromium, type Locator, type Page, type Request } from 'playwright-core';
+import { type Browser, type BrowserContext, type ConsoleMessage, chromium, type Locator, type Page, type Request } from 'playwright-core';
 
 const SHOTS = 'test-results/screenshots';
 const LAUNCH = {
@@ -40,6 +40,8 @@ export function watchPage(page: Page, problems: string[], describe = (m: Console
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(describe(m));
+    // Kade's own warnings (a retried screen load) are not failures, but the log should show them.
+    else if (m.type() === 'warning' && m.text().startsWith('kade:')) console.log(`browser ${page.url()}: ${m.text()}`);
   });
 }
 
@@ -57,8 +59,12 @@ const LOGIN = {
 };
 
 /** A watched page in a fresh context with the browser language `lang` at `width`, logged in as admin at `url`. */
-export async function logInAt(browser: Browser, problems: string[], opts: { url: string; lang: 'en' | 'nl'; width: number; password: string }): Promise<Page> {
-  const context = await browser.newContext({ locale: opts.lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width: opts.width, height: 900 } });
+export async function logInAt(
+  browser: Browser,
+  problems: string[],
+  opts: { url: string; lang: 'en' | 'nl'; width: number; password: string; context?: BrowserContext },
+): Promise<Page> {
+  const context = opts.context ?? (await browser.newContext({ locale: opts.lang === 'nl' ? 'nl-NL' : 'en-US', viewport: { width: opts.width, height: 900 } }));
   const page = await context.newPage();
   watchPage(page, problems);
   await page.goto(opts.url);

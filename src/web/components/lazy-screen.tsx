@@ -1,13 +1,27 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n.ts';
-import { ErrorMessage } from './error-message.tsx';
 import { focusPageTitleIfPending } from './title-focus.ts';
+
+/** How long the one retry of a screen's code waits: a fetch that failed once in passing usually works then. */
+const RETRY_MS = 500;
+
+/** The screen's code, asked a second time when the first attempt fails (the first failure is logged as a warning). */
+async function loadWithRetry<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (first) {
+    console.warn('kade: loading the code of a screen failed; trying once more:', first);
+    await new Promise((r) => setTimeout(r, RETRY_MS));
+    return load();
+  }
+}
 
 /**
  * A screen whose code loads when it is first shown, so the first visit downloads only the apps list and
  * the login (SPEC: the first screen stays small). Once loaded, the module is kept: the next visit renders
- * at once. A chunk that cannot be fetched (Kade was updated meanwhile) shows the error, not a blank page.
+ * at once. A chunk that cannot be fetched, also on a second try (Kade was updated meanwhile), shows why and a
+ * reload button, not a blank page.
  */
 export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
   let loaded: ComponentType<P> | null = null;
@@ -17,12 +31,15 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
     useEffect(() => {
       if (Screen) return;
       let alive = true;
-      load().then(
+      loadWithRetry(load).then(
         (c) => {
           loaded = c;
           if (alive) setScreen(() => c);
         },
-        (e: unknown) => alive && setError(e),
+        (e: unknown) => {
+          console.error('kade: the code of a screen could not be loaded:', e);
+          if (alive) setError(e);
+        },
       );
       return () => {
         alive = false;
@@ -34,7 +51,12 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
     }, [Screen]);
     if (Screen) return <Screen {...props} />;
     return error ? (
-      <ErrorMessage error={error} />
+      <div class="error" role="alert">
+        <p>{t('common.screen_failed', { detail: error instanceof Error ? error.message : String(error) })}</p>
+        <button type="button" class="btn btn-small" onClick={() => window.location.reload()}>
+          {t('common.reload')}
+        </button>
+      </div>
     ) : (
       <p class="muted" role="status">
         {t('common.loading')}

@@ -113,6 +113,8 @@ export const en = {
   'apps.delete_data_list': 'These folders and volumes are removed for good:',
   'apps.delete_data_none': 'This app has no data folder or volume of its own.',
   'common.loading': 'Loading…',
+  'common.screen_failed': 'This page could not be loaded ({detail}). Reload it; after an update of Kade the page in the browser is out of date.',
+  'common.reload': 'Reload',
   'apps.delete_backup': 'Back it up first (kept in the backups; if the backup fails, the delete goes on)',
   'apps.delete_data_kept': 'Its data stays where it is; installing it again under the same name uses it again.',
   'apps.delete_confirm': 'Delete {name}',

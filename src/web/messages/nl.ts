@@ -111,6 +111,8 @@ export const nl: Record<MessageKey, string> = {
   'apps.delete_data_list': 'Deze mappen en volumes worden voorgoed verwijderd:',
   'apps.delete_data_none': 'Deze app heeft geen eigen gegevensmap of volume.',
   'common.loading': 'Laden…',
+  'common.screen_failed': 'Deze pagina kon niet worden geladen ({detail}). Laad haar opnieuw; na een update van Kade is de pagina in de browser verouderd.',
+  'common.reload': 'Opnieuw laden',
   'apps.delete_backup': 'Eerst een back-up maken (blijft bij de back-ups; mislukt de back-up, dan gaat het verwijderen door)',
   'apps.delete_data_kept': 'De gegevens blijven staan; opnieuw installeren onder dezelfde naam gebruikt ze weer.',
   'apps.delete_confirm': '{name} verwijderen',
