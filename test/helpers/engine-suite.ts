@@ -34,9 +34,19 @@ export function useEngineSuite(opts: { env?: Record<string, string>; logTo?: Nod
     await api.loginAs();
   });
   after(async () => {
-    await kade?.close();
-    await git?.close();
-    await cleanupLabelled();
+    // Containers first: a database still running writes into the app's folder while close() removes it. What this
+    // first pass cannot remove, the last one reports.
+    await cleanupLabelled().catch(() => undefined);
+    // Each step runs whatever the one before did: an open git server alone keeps the file's process alive.
+    try {
+      await kade?.close();
+    } finally {
+      try {
+        await git?.close();
+      } finally {
+        await cleanupLabelled();
+      }
+    }
   });
   return {
     get git() {

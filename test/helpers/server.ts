@@ -70,7 +70,8 @@ export async function startTestServer(
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runner.close();
-      if (!opts.stateDir && !opts.baseDir) rmSync(root, { recursive: true, force: true });
+      // Retried: a container the test left may still be writing below BASE_DIR (ENOTEMPTY).
+      if (!opts.stateDir && !opts.baseDir) rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }
