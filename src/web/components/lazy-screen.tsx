@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n.ts';
+import { AlertBox } from './error-message.tsx';
 import { focusPageTitleIfPending } from './title-focus.ts';
 
 /** How long the one retry of a screen's code waits: a fetch that failed once in passing usually works then. */
@@ -51,12 +52,12 @@ export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P
     }, [Screen]);
     if (Screen) return <Screen {...props} />;
     return error ? (
-      <div class="error" role="alert">
+      <AlertBox>
         <p>{t('common.screen_failed', { detail: error instanceof Error ? error.message : String(error) })}</p>
         <button type="button" class="btn btn-small" onClick={() => window.location.reload()}>
           {t('common.reload')}
         </button>
-      </div>
+      </AlertBox>
     ) : (
       <p class="muted" role="status">
         {t('common.loading')}
