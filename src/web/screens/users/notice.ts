@@ -1,6 +1,6 @@
 import type { Role } from '../../../shared/roles.ts';
 import { roleName } from '../../components/role-name.ts';
-import { getLang, t } from '../../i18n.ts';
+import { t } from '../../i18n.ts';
 
 /** A success message kept as data, so it follows a language switch. */
 export type Notice =
@@ -20,8 +20,4 @@ export function noticeText(n: Notice): string {
     case 'deleted':
       return t('users.done_delete', { name: n.name });
   }
-}
-
-export function formatDateTime(iso: string): string {
-  return new Date(iso).toLocaleString(getLang() === 'nl' ? 'nl-NL' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }

@@ -1,8 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Role } from '../../../shared/roles.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { formatDateTime } from '../../components/format-date-time.ts';
 import { t } from '../../i18n.ts';
-import { formatDateTime, type Notice } from './notice.ts';
+import type { Notice } from './notice.ts';
 import { RoleSelect } from './role-select.tsx';
 import { DeleteQuestion, ResetPanel } from './user-panels.tsx';
 import { changeRole, deleteUser, resetPassword, type UserEntryT } from './users-api.ts';
