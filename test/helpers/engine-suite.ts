@@ -37,16 +37,17 @@ export function useEngineSuite(opts: { env?: Record<string, string>; logTo?: Nod
     // Containers first: a database still running writes into the app's folder while close() removes it. What this
     // first pass cannot remove, the last one reports.
     await cleanupLabelled().catch(() => undefined);
-    // Each step runs whatever the one before did: an open git server alone keeps the file's process alive.
-    try {
-      await kade?.close();
-    } finally {
+    // Each step runs whatever the one before did (an open git server alone keeps the file's process alive); the
+    // first failure is reported.
+    let failed: unknown = null;
+    for (const step of [() => kade?.close(), () => git?.close(), cleanupLabelled]) {
       try {
-        await git?.close();
-      } finally {
-        await cleanupLabelled();
+        await step();
+      } catch (err) {
+        failed ??= err;
       }
     }
+    if (failed) throw failed;
   });
   return {
     get git() {
