@@ -3,6 +3,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/passwords
 import type { Role } from '../../shared/roles.ts';
 import { AppError } from '../core/errors.ts';
 import type { EventBus } from '../core/events.ts';
+import type { DevicesRepo } from './devices.repo.ts';
 import type { LoginBackoff } from './login-backoff.ts';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './passwords.ts';
 import type { SessionsRepo } from './sessions.repo.ts';
@@ -60,17 +61,24 @@ export function tooManyAttempts(waitMs: number): AppError {
 export function createAuthService(deps: {
   users: UsersRepo;
   sessions: SessionsRepo;
+  devices: DevicesRepo;
   events: EventBus;
   clock: () => Date;
   backoff: LoginBackoff;
   sso: SsoResolver;
 }) {
-  const { users, sessions, events, clock, backoff, sso } = deps;
+  const { users, sessions, devices, events, clock, backoff, sso } = deps;
 
-  const open = (name: string, role: Role) => {
+  /**
+   * Opens a session; `device` is the key of the known device that signed in, if any. Any other
+   * browser becomes a known device of the account: `deviceId` is then its new cookie value.
+   */
+  const open = (name: string, role: Role, device: string | null = null) => {
     const s = sessions.create(name, clock(), SESSION_TTL_MS);
     users.touchLogin(name, clock().toISOString());
-    return { sessionId: s.id, user: { name, role }, csrf: s.csrf };
+    if (device) devices.used(device, clock());
+    const deviceId = device ? null : devices.create(name, clock());
+    return { sessionId: s.id, deviceId, user: { name, role }, csrf: s.csrf };
   };
 
   return {
@@ -97,13 +105,15 @@ export function createAuthService(deps: {
     },
 
     /**
-     * The back-off (per account and per client address) is asked before the account is looked
-     * up, and an unknown user is checked against a dummy hash: neither the answer nor its timing
-     * tells whether the account exists.
+     * The back-off (per known device, per client address, per account and address) is asked
+     * before the account is looked up, and an unknown user is checked against a dummy hash:
+     * neither the answer nor its timing tells whether the account exists. `deviceCookie` is the
+     * known-device cookie the browser sent; it earns a budget of its own, never access.
      */
-    async login(username: string, password: string, ip: string) {
+    async login(username: string, password: string, ip: string, deviceCookie?: string) {
       const now = clock().getTime();
-      const wait = backoff.take(username, ip, now);
+      const device = deviceCookie ? devices.find(deviceCookie, username, clock()) : null;
+      const wait = backoff.take(username, ip, now, device);
       if (wait > 0) throw tooManyAttempts(wait);
       const user = users.get(username);
       const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
@@ -111,9 +121,9 @@ export function createAuthService(deps: {
         events.emit({ type: 'user.login', actor: null, source: 'auth', target: username, status: 'failed', detail: { ip } });
         throw new AppError('bad_credentials', 'user name or password is wrong');
       }
-      backoff.succeeded(username, ip, now);
+      backoff.succeeded(username, ip, now, device);
       events.emit({ type: 'user.login', actor: { user: user.name, role: user.role, ip }, source: 'auth', status: 'ok' });
-      return open(user.name, user.role);
+      return open(user.name, user.role, device);
     },
 
     /** Ends the request's session; `cookie` also covers a stale session sent alongside a proxy login. */

@@ -107,4 +107,13 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX notify_history_channel ON notify_history(channel_id, id);
    CREATE TABLE notify_state (kind TEXT NOT NULL, subject TEXT NOT NULL, value TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (kind, subject));`,
+  // Known devices: a browser that signed in to an account gets a long-lived cookie (only its hash is stored) that
+  // earns it a login budget of its own, so guesses from elsewhere never keep the owner out (issue 23).
+  `CREATE TABLE known_devices (
+     id_hash TEXT PRIMARY KEY,
+     user_name TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+     created_at TEXT NOT NULL,
+     used_at TEXT NOT NULL
+   );
+   CREATE INDEX known_devices_user ON known_devices(user_name, used_at);`,
 ];

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AuthStatus, Credentials, LoginAnswer } from '../../../shared/api.ts';
 import type { AuthService } from '../../auth/auth.service.ts';
+import { DEVICE_TTL_MS } from '../../auth/devices.repo.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AppEnv } from '../context.ts';
 import { SESSION_COOKIE } from '../guard.ts';
@@ -27,7 +28,7 @@ const login = defineRoute('public', {
   method: 'post',
   path: '/api/auth/login',
   tags: ['auth'],
-  summary: 'Log in; sets the session cookie',
+  summary: 'Log in; sets the session cookie and the known-device cookie',
   request: { body: jsonBody(Credentials) },
   responses: { 200: json(LoginAnswer), ...PROBLEMS },
 });
@@ -39,15 +40,18 @@ const logout = defineRoute('viewer', {
   responses: { 204: { description: 'logged out' }, ...PROBLEMS },
 });
 
-function setSession(c: Context<AppEnv>, id: string): void {
-  setCookie(c, SESSION_COOKIE, id, {
-    httpOnly: true,
-    sameSite: 'Strict',
-    // Secure over HTTPS, direct or at a trusted proxy (X-Forwarded-Proto from anyone else is ignored).
-    secure: c.get('https'),
-    path: '/',
-    maxAge: 7 * 24 * 3600,
-  });
+/** The known-device cookie: sent to the auth routes only, where the login reads it. */
+const DEVICE_COOKIE = 'svc_device';
+const DEVICE_PATH = '/api/auth';
+
+function setSession(c: Context<AppEnv>, s: { sessionId: string; deviceId: string | null }): void {
+  // Secure over HTTPS, direct or at a trusted proxy (X-Forwarded-Proto from anyone else is ignored).
+  const secure = c.get('https');
+  // The session cookie comes first: simple clients keep the first cookie of an answer.
+  setCookie(c, SESSION_COOKIE, s.sessionId, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge: 7 * 24 * 3600 });
+  if (s.deviceId) {
+    setCookie(c, DEVICE_COOKIE, s.deviceId, { httpOnly: true, sameSite: 'Strict', secure, path: DEVICE_PATH, maxAge: DEVICE_TTL_MS / 1000 });
+  }
 }
 
 export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
@@ -63,13 +67,13 @@ export function authRoutes(app: OpenAPIHono<AppEnv>, auth: AuthService): void {
   app.openapi(setup, async (c) => {
     const { username, password } = c.req.valid('json');
     const s = await auth.setup(username, password, c.get('ip'));
-    setSession(c, s.sessionId);
+    setSession(c, s);
     return c.json({ user: s.user, csrf: s.csrf }, 201);
   });
   app.openapi(login, async (c) => {
     const { username, password } = c.req.valid('json');
-    const s = await auth.login(username, password, c.get('ip'));
-    setSession(c, s.sessionId);
+    const s = await auth.login(username, password, c.get('ip'), getCookie(c, DEVICE_COOKIE));
+    setSession(c, s);
     return c.json({ user: s.user, csrf: s.csrf }, 200);
   });
   // A single sign-on user stays logged in at the proxy; only a session cookie Kade issued ends here.
