@@ -16,6 +16,7 @@ import { createReposRepo } from './catalogue/repos.repo.ts';
 import { type Config, ensureDirs, prepareDirs } from './config/config.ts';
 import { createContainersService } from './containers/containers.service.ts';
 import { detectOwnContainerId } from './containers/own-container.ts';
+import { hasPdeathsig, setChildRegistry } from './core/children.ts';
 import { createEventBus, type EventBus } from './core/events.ts';
 import type { Logger } from './core/logger.ts';
 import { openDb } from './db/db.ts';
@@ -85,6 +86,10 @@ export interface KadeOptions {
 /** The composition root: config → db → adapters → services → http. */
 export function createKade(config: Config, logger: Logger, opts: KadeOptions = {}): Kade {
   prepareDirs(config);
+  // Before anything else: children a killed Kade left running (a compose `up`) are ended; recovery waits for them.
+  const survivors = setChildRegistry(join(config.stateDir, 'children'));
+  if (survivors.length > 0) logger.warn({ survivors }, 'ended processes the last Kade started and left running');
+  if (!hasPdeathsig()) logger.warn('setpriv --pdeathsig is not available (util-linux): child processes are ended by the watchdog and at the next start only');
   const clock = () => new Date();
   const db = openDb(join(config.stateDir, 'kade.db'));
   // Secrets in the database are sealed with a key in its own 0600 file; plain ones an older version wrote are sealed now.

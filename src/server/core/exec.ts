@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
+import { childEnded, childStarted, hasPdeathsig } from './children.ts';
 import { AppError } from './errors.ts';
 
 export interface ExecOptions {
@@ -13,8 +16,9 @@ export interface ExecOptions {
   /** Aborting kills the program (and with `group`, everything it started). */
   signal?: AbortSignal;
   /**
-   * Runs the program in its own process group and kills the whole group on timeout or abort, so
-   * helpers it started (git's remote-http) cannot keep the output open and outlive the bound.
+   * Every program now runs in its own process group, and a timeout or abort kills the whole group, so
+   * helpers it started (git's remote-http) cannot keep the output open and outlive the bound. Kept for
+   * callers that rely on it.
    */
   group?: boolean;
 }
@@ -30,22 +34,57 @@ export interface ExecResult {
 
 const keepTail = (s: string, max: number) => (s.length > max ? s.slice(s.length - max) : s);
 
-/** Runs a program with an argument array, never through a shell, with a timeout and an output cap. */
+/** Whether `file` names an executable the way spawn would find it (the PATH of the environment the child gets). */
+function findable(file: string, env: NodeJS.ProcessEnv, cwd: string | undefined): boolean {
+  const isExec = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (file.includes('/')) return isExec(isAbsolute(file) ? file : resolvePath(cwd ?? process.cwd(), file));
+  return (env.PATH ?? '/usr/bin:/bin').split(delimiter).some((d) => d !== '' && isExec(join(d, file)));
+}
+
+/**
+ * The program and arguments to spawn: under `setpriv --pdeathsig KILL` (the child dies with Kade, children.ts)
+ * when setpriv can do that and the program exists; a missing program is spawned as is, so it fails as it
+ * always did (the 'cannot run' error) rather than as setpriv's exit code.
+ */
+function wrapped(file: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string | undefined): [string, readonly string[]] {
+  if (!hasPdeathsig() || !findable(file, env, cwd)) return [file, args];
+  return ['setpriv', ['--pdeathsig', 'KILL', '--', file, ...args]];
+}
+
+/**
+ * Runs a program with an argument array, never through a shell, with a timeout and an output cap. The
+ * program runs in a process group of its own, dies with Kade (parent-death signal, watchdog) and is
+ * recorded until it exits, so the next start ends it if it did not (children.ts).
+ */
 export function run(file: string, args: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
   const max = opts.maxOutput ?? 1_000_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
+    const env = opts.env ?? process.env;
+    const [prog, argv] = wrapped(file, args, env, opts.cwd);
+    const child = spawn(prog, argv, {
       cwd: opts.cwd,
-      env: opts.env ?? process.env,
+      env,
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: opts.group === true,
+      detached: true,
     });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      childStarted(pid, [file, ...args]);
+      child.once('exit', () => childEnded(pid));
+    }
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     let aborted = false;
     const kill = () => {
-      if (opts.group && child.pid !== undefined) {
+      if (child.pid !== undefined) {
         try {
           process.kill(-child.pid, 'SIGKILL');
           return;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { JobT } from '../../shared/api.ts';
+import { survivorsGone } from '../core/children.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
@@ -216,10 +217,16 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
       const spec = { kind: j.kind, stack: j.stack, actor: null };
       const { ctx, masks } = contextOf(j.id);
       launch(j.id, spec, ctx, masks, async () => {
+        // A compose run the cut-off job started may still be changing containers: the resolver's files and
+        // `up` must come after it, or the app ends on the values the job says it undid (core/children.ts).
+        const left = await survivorsGone();
+        for (const s of left) ctx.log(`a process the cut-off job started still runs and could not be ended: pid ${s.pid}: ${s.command}`);
+        const caveat =
+          left.length > 0 ? `; ${left.length} process(es) of the cut-off job still run (see the log): the running app may not match the files` : '';
         try {
-          return await resolve(j, logs.readDetail(j.id), ctx);
+          return `${await resolve(j, logs.readDetail(j.id), ctx)}${caveat}`;
         } catch (err) {
-          return `${INTERRUPTED}; resolving it failed: ${masked(masks, err)}`;
+          return `${INTERRUPTED}; resolving it failed: ${masked(masks, err)}${caveat}`;
         }
       });
     }
