@@ -10,7 +10,7 @@ import { groupByApp, sharedListing, stackNames } from '../stacks/listing.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
 import { readTextOrEmpty } from '../stacks/stack-files.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
-import { MASK, maskDeep, secretList } from './mask-secrets.ts';
+import { logSecretList, MASK, maskDeep, maskText, secretList } from './mask-secrets.ts';
 import { isOwnId } from './own-container.ts';
 
 export interface ContainersDeps {
@@ -43,6 +43,12 @@ function stackOfEach(list: ContainerSummary[], dirs: StackDirs): Map<string, str
 }
 
 const engineSince = (since: Date | undefined) => (since ? { since: Math.floor(since.getTime() / 1000) } : {});
+
+/** The values of a container's environment (from its inspect). */
+function envValues(info: Record<string, unknown>): string[] {
+  const env = (info.Config as { Env?: unknown } | undefined)?.Env;
+  return Array.isArray(env) ? env.filter((e): e is string => typeof e === 'string' && e.includes('=')).map((e) => e.slice(e.indexOf('=') + 1)) : [];
+}
 
 /** Every container on the host, managed or not: list, inspect, operate, delete, logs. */
 export function createContainersService(d: ContainersDeps) {
@@ -83,6 +89,19 @@ export function createContainersService(d: ContainersDeps) {
     return keys.map((k) => env[k]).filter((v): v is string => typeof v === 'string');
   }
 
+  /** What a non-admin must not read of a container: its environment's values and its app's secrets. */
+  const hiddenValues = (info: Record<string, unknown>) => [...stackSecrets(info), ...envValues(info)];
+
+  /**
+   * The values masked in these containers' logs: none for an admin; for everyone else what inspect hides,
+   * as an app that prints its environment (or a secret) would otherwise show it in its log.
+   */
+  async function logSecrets(actor: Actor, ids: string[]): Promise<string[]> {
+    if (roleAllows(actor.role, 'admin')) return [];
+    const infos = await Promise.all(ids.map((id) => d.engine.inspectContainer(id)));
+    return logSecretList(infos.flatMap(hiddenValues));
+  }
+
   /**
    * The engine's inspect. Environment values are shown to admins only, as they may hold secrets; for
    * everyone else those values, and the app's secrets, are masked wherever they appear (command,
@@ -93,11 +112,7 @@ export function createContainersService(d: ContainersDeps) {
     checkId(id);
     const info = await d.engine.inspectContainer(id);
     if (roleAllows(actor.role, 'admin')) return info;
-    const config = info.Config as { Env?: unknown } | undefined;
-    const envValues = Array.isArray(config?.Env)
-      ? config.Env.filter((e): e is string => typeof e === 'string' && e.includes('=')).map((e) => e.slice(e.indexOf('=') + 1))
-      : [];
-    const masked = maskDeep(info, secretList([...stackSecrets(info), ...envValues])) as Record<string, unknown>;
+    const masked = maskDeep(info, secretList(hiddenValues(info))) as Record<string, unknown>;
     const maskedConfig = masked.Config as { Env?: unknown } | undefined;
     if (!maskedConfig || !Array.isArray(maskedConfig.Env)) return masked;
     const env = maskedConfig.Env.map((e) => (typeof e === 'string' ? `${e.split('=')[0]}=${MASK}` : e));
@@ -147,7 +162,15 @@ export function createContainersService(d: ContainersDeps) {
   async function logText(actor: Actor, id: string, q: LogQuery): Promise<string> {
     requireRole(actor, 'viewer', 'container logs');
     checkId(id);
-    return readAll(await d.engine.containerLogs(id, { tail: q.tail, ...engineSince(q.since) }));
+    const secrets = await logSecrets(actor, [id]);
+    const text = await readAll(await d.engine.containerLogs(id, { tail: q.tail, ...engineSince(q.since) }));
+    // Masked line by line, as the followed log is: the same secrets hide in both.
+    return secrets.length === 0
+      ? text
+      : text
+          .split('\n')
+          .map((line) => maskText(line, secrets))
+          .join('\n');
   }
 
   // Engine log streams held open for followers: a stream must close when its follower goes or is cut off.
@@ -165,7 +188,8 @@ export function createContainersService(d: ContainersDeps) {
   async function followLogs(actor: Actor, id: string, q: LogQuery): Promise<Readable> {
     requireRole(actor, 'viewer', 'container logs');
     checkId(id);
-    return mergeFollowed([{ prefix: '', stream: await followEngine(id, q) }]);
+    const secrets = await logSecrets(actor, [id]);
+    return mergeFollowed([{ prefix: '', stream: await followEngine(id, q) }], secrets);
   }
 
   async function stackContainers(name: string): Promise<ContainerSummary[]> {
@@ -179,18 +203,26 @@ export function createContainersService(d: ContainersDeps) {
   async function stackLogText(actor: Actor, name: string, q: LogQuery): Promise<string> {
     requireRole(actor, 'viewer', 'app logs');
     const members = await stackContainers(name);
+    const secrets = await logSecrets(
+      actor,
+      members.map((c) => c.id),
+    );
     const parts = await Promise.all(
       members.map(async (c) => ({
         prefix: prefixOf(c),
         text: await readAll(await d.engine.containerLogs(c.id, { tail: q.tail, timestamps: true, ...engineSince(q.since) })),
       })),
     );
-    return mergeStamped(parts);
+    return mergeStamped(parts, secrets);
   }
 
   async function followStackLogs(actor: Actor, name: string, q: LogQuery): Promise<Readable> {
     requireRole(actor, 'viewer', 'app logs');
     const members = await stackContainers(name);
+    const secrets = await logSecrets(
+      actor,
+      members.map((c) => c.id),
+    );
     const opened = await Promise.allSettled(members.map(async (c) => ({ prefix: prefixOf(c), stream: await followEngine(c.id, q) })));
     const parts = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = opened.find((r) => r.status === 'rejected');
@@ -199,7 +231,7 @@ export function createContainersService(d: ContainersDeps) {
       for (const p of parts) (p.stream as Readable).destroy();
       throw failed.reason;
     }
-    return mergeFollowed(parts);
+    return mergeFollowed(parts, secrets);
   }
 
   /** Installed apps with the names of their containers, from one listing: what another app can reach. */

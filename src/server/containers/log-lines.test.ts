@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { MAX_LINE_CHARS, mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
+import { logSecretList } from './mask-secrets.ts';
 
 test('stamped logs merge in time order, also when the engine trims trailing zeros', () => {
   const text = mergeStamped([
@@ -72,4 +73,31 @@ test('destroying the merged stream destroys its sources (the engine streams clos
     assert.equal(a.destroyed, true);
     assert.equal(b.destroyed, true);
   });
+});
+
+test('a followed log masks a secret split across two chunks, and one across the pieces of an overlong line', async () => {
+  const a = new PassThrough();
+  const b = new PassThrough();
+  const secret = 'CANARY-split-secret-77';
+  const merged = mergeFollowed(
+    [
+      { prefix: 'a', stream: a },
+      { prefix: 'b', stream: b },
+    ],
+    logSecretList([secret]),
+  );
+  a.write(`TOKEN=${secret.slice(0, 9)}`);
+  b.write(`${'y'.repeat(MAX_LINE_CHARS - 5)}${secret}`);
+  await new Promise((resolve) => setImmediate(resolve));
+  a.end(`${secret.slice(9)} ok\n`);
+  b.end(' end\n');
+  const text = await readAll(merged);
+  assert.ok(!text.includes(secret.slice(0, 9)) && !text.includes(secret.slice(9)), text.slice(0, 200));
+  assert.ok(text.includes('a | TOKEN=••• ok\n'), text.slice(0, 200));
+  assert.match(text, /\nb \| y{16}••• end\n/, text.slice(-200));
+});
+
+test('stamped logs mask the text of each line, not the prefix', () => {
+  const text = mergeStamped([{ prefix: 'secret-svc', text: '2024-01-01T00:00:00Z key secret-svc-value\n' }], logSecretList(['secret-svc-value']));
+  assert.equal(text, 'secret-svc | key •••\n');
 });

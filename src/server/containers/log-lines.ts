@@ -1,5 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { maskText, streamMask } from './mask-secrets.ts';
 
 /** The whole text of a finite stream. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -19,9 +20,10 @@ function sortKey(line: string): { key: string; text: string } {
 
 /**
  * Lines of several time-stamped logs in time order, each prefixed with its source and without the
- * stamp. The sort is stable, so lines of one source with the same stamp keep their order.
+ * stamp, with `secrets` (from logSecretList) masked. The sort is stable, so lines of one source with
+ * the same stamp keep their order.
  */
-export function mergeStamped(parts: { prefix: string; text: string }[]): string {
+export function mergeStamped(parts: { prefix: string; text: string }[], secrets: readonly string[] = []): string {
   const all = parts.flatMap(({ prefix, text }) =>
     text
       .split('\n')
@@ -29,7 +31,7 @@ export function mergeStamped(parts: { prefix: string; text: string }[]): string 
       .map((l) => ({ prefix, ...sortKey(l.replace(/\r$/, '')) })),
   );
   all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return all.map((l) => `${l.prefix} | ${l.text}\n`).join('');
+  return all.map((l) => `${l.prefix} | ${maskText(l.text, secrets)}\n`).join('');
 }
 
 /**
@@ -38,11 +40,14 @@ export function mergeStamped(parts: { prefix: string; text: string }[]): string 
  */
 export const MAX_LINE_CHARS = 64 * 1024;
 
-/** Splits text arriving in chunks into lines (without `\n` or a trailing `\r`); multi-byte characters may span chunks. */
-export function lineSplitter(onLine: (line: string) => void): { push(chunk: Buffer | string): void; end(): void } {
+/**
+ * Splits text arriving in chunks into lines (without `\n` or a trailing `\r`); multi-byte characters may
+ * span chunks. `whole` is false for the pieces of a line longer than MAX_LINE_CHARS but its last.
+ */
+export function lineSplitter(onLine: (line: string, whole: boolean) => void): { push(chunk: Buffer | string): void; end(): void } {
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  const emit = (line: string) => onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+  const emit = (line: string) => onLine(line.endsWith('\r') ? line.slice(0, -1) : line, true);
   return {
     push(chunk) {
       rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
@@ -53,7 +58,7 @@ export function lineSplitter(onLine: (line: string) => void): { push(chunk: Buff
       }
       rest = rest.slice(start);
       while (rest.length > MAX_LINE_CHARS) {
-        emit(rest.slice(0, MAX_LINE_CHARS));
+        onLine(rest.slice(0, MAX_LINE_CHARS), false);
         rest = rest.slice(MAX_LINE_CHARS);
       }
     },
@@ -66,12 +71,25 @@ export function lineSplitter(onLine: (line: string) => void): { push(chunk: Buff
 }
 
 /**
- * Several followed logs as one text stream, each line prefixed with its source (if any), in the order lines
- * arrive. Backpressure reaches the sources: while the reader is behind (the output's buffer is full) every
- * source is paused, so the engine stops sending instead of Kade buffering. Ends when every source has
- * ended; destroying it destroys the sources.
+ * One source's lines with `secrets` masked. A line is masked whole; the pieces of an overlong line go
+ * through a stream mask, which keeps back a piece's end that could be the start of a secret.
  */
-export function mergeFollowed(parts: { prefix: string; stream: NodeJS.ReadableStream }[]): Readable {
+function maskedLines(secrets: readonly string[], onLine: (line: string) => void) {
+  if (secrets.length === 0) return lineSplitter(onLine);
+  const mask = streamMask(secrets);
+  return lineSplitter((line, whole) => {
+    const text = mask.push(line) + (whole ? mask.flush() : '');
+    if (whole || text !== '') onLine(text);
+  });
+}
+
+/**
+ * Several followed logs as one text stream, each line prefixed with its source (if any), in the order lines
+ * arrive, with `secrets` (from logSecretList) masked. Backpressure reaches the sources: while the reader is
+ * behind (the output's buffer is full) every source is paused, so the engine stops sending instead of Kade
+ * buffering. Ends when every source has ended; destroying it destroys the sources.
+ */
+export function mergeFollowed(parts: { prefix: string; stream: NodeJS.ReadableStream }[], secrets: readonly string[] = []): Readable {
   const out = new PassThrough();
   const sources = parts.map((p) => p.stream as Readable);
   let open = parts.length;
@@ -85,7 +103,7 @@ export function mergeFollowed(parts: { prefix: string; stream: NodeJS.ReadableSt
   });
   for (const { prefix, stream } of parts) {
     const lead = prefix ? `${prefix} | ` : '';
-    const lines = lineSplitter((line) => write(`${lead}${line}\n`));
+    const lines = maskedLines(secrets, (line) => write(`${lead}${line}\n`));
     let finished = false;
     const finish = () => {
       if (finished) return;
