@@ -1,6 +1,7 @@
 /** Shapes of the backup routes (API.md: Backups), shared by the server and the interface. */
 import { z } from 'zod';
 import { SCHEDULE_MODES } from './settings-keys.ts';
+import { ConfirmOutsidePaths } from './stack-config.ts';
 
 /** `<stack>-YYYYMMDD-HHMMSS[-N]`: the archive's name without its extension. */
 export const BACKUP_ID = /^[a-z0-9][a-z0-9_-]{0,62}-\d{8}-\d{6}(-\d{1,3})?$/;
@@ -31,6 +32,11 @@ export type BackupT = z.infer<typeof Backup>;
 export const BackupList = z.array(Backup);
 export const BackupQuery = z.object({ stack: z.string().max(64).optional() });
 export const BackupCreate = z.object({ stack: z.string().min(1).max(64) });
+/**
+ * POST of a restore (body optional): the archive's compose file and `.env` are judged like an install by the one who
+ * restores, so host paths outside the app need an admin's `confirm_outside_paths` (the `confirm` param of the refusal).
+ */
+export const BackupRestore = z.object({ confirm_outside_paths: ConfirmOutsidePaths });
 
 export const BackupSchedule = z.object({
   mode: z.enum(SCHEDULE_MODES),

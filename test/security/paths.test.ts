@@ -105,10 +105,12 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
 /**
  * Routes that take Kade's own folders or only read: checked by their own cases below. `connect` takes
  * service names (`services`), never a path: its own cases are in test/engine/networks.test.ts. The
- * notification routes' `host` is an SMTP server's name, never a path (src/server/notifications tests).
+ * notification routes' `host` is an SMTP server's name, never a path (src/server/notifications tests). A backup's
+ * restore takes only `confirm_outside_paths` for the paths in its archive: its cases are in restore-policy.test.ts.
  */
 const OTHER_ROUTES = [
   'GET /api/paths/check',
+  'POST /api/backups/{id}/restore',
   'PUT /api/settings',
   'POST /api/wizard/paths',
   'POST /api/paths/move',

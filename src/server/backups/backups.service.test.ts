@@ -46,6 +46,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       locate: () => ({ dir: stackDir, adopted: false, project: null, libraryPath: stackDir }),
       databases: async () => [],
       up: async () => undefined,
+      judge: () => undefined,
     },
     archive,
     settings: {

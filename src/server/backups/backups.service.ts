@@ -29,6 +29,11 @@ export interface BackupStacks {
   databases(name: string): Promise<DatabaseTarget[]>;
   /** `compose up` and wait until the containers run. */
   up(p: ComposeProject, ctx: JobContext): Promise<void>;
+  /**
+   * Judges an app's compose text and `.env` text as `actor` installing them as `name` would be judged (compose and
+   * bind policies; an admin's `confirm` of outside paths is audited); throws the refusal.
+   */
+  judge(actor: Actor, name: string, files: { compose: string; env: string }, confirm: readonly string[] | undefined): void;
 }
 
 export interface DatabaseTarget {

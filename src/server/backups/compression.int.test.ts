@@ -57,6 +57,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       locate: () => ({ dir: stackDir, adopted: false, project: existsSync(stackDir) ? project : null, libraryPath: stackDir }),
       databases: async () => [],
       up: async () => undefined,
+      judge: () => undefined,
     },
     archive: archiveIO,
     settings: {
@@ -117,7 +118,7 @@ test('with BACKUP_COMPRESSION=zstd a backup is a .tar.zst that is listed, verifi
 
   writeFileSync(join(s.stackDir, '.env'), 'GREETING=changed\n');
   writeFileSync(join(s.dataDir, 'app', 'notes.txt'), 'overwritten\n');
-  await s.done(s.service.restore(admin, id));
+  await s.done(await s.service.restore(admin, id));
   assert.equal(readFileSync(join(s.stackDir, '.env'), 'utf8'), 'GREETING=first\n');
   assert.equal(readFileSync(join(s.dataDir, 'app', 'notes.txt'), 'utf8'), 'the first notes\n');
 });
@@ -141,7 +142,7 @@ test('a change of the setting applies to the next backup; gzip and zstd backups 
   (old.stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
   // The old gzip backup still restores after the switch to zstd.
   writeFileSync(join(s.stackDir, '.env'), 'GREETING=changed\n');
-  await s.done(s.service.restore(admin, gz));
+  await s.done(await s.service.restore(admin, gz));
   assert.equal(readFileSync(join(s.stackDir, '.env'), 'utf8'), 'GREETING=first\n');
 
   s.service.remove(admin, gz);

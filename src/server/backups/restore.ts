@@ -1,5 +1,5 @@
 /**
- * Restore of a backup (SPEC flows: restore): verified first; extracted into a new folder (hostile entries refused
+ * Restore of a backup (SPEC flows: restore): judged as the acting user first (restore-judge.ts); verified; extracted into a new folder (hostile entries refused
  * with nothing written); the app stopped, its folder and data moved aside, the archive's moved in, started, the
  * dumps loaded. Any failure, or a crash (at the next start, restoreResolver), puts the moved-aside state back.
  */
@@ -14,6 +14,7 @@ import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
+import { checkStaged, judgeArchive } from './restore-judge.ts';
 
 /** What a restore moves where, recorded before the first move so a crash can be undone. */
 interface RestorePlan {
@@ -36,11 +37,12 @@ export interface RestoreLookup {
 
 export function createRestore(d: BackupsDeps, r: RestoreLookup) {
   /**
-   * Restore: verified first; extracted into a new folder (hostile entries refused with nothing written); the app
-   * stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded. Any failure
-   * puts the moved-aside state back and starts it again.
+   * Restore: the archive's compose file and `.env` judged as `actor` installing them would be (a refusal answers the
+   * request, no job starts); then verified; extracted into a new folder (hostile entries refused with nothing
+   * written); the app stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded.
+   * Any failure puts the moved-aside state back and starts it again. `confirm` is an admin's `confirm_outside_paths`.
    */
-  function restore(actor: Actor, id: string): JobT {
+  async function restore(actor: Actor, id: string, confirm?: readonly string[]): Promise<JobT> {
     requireRole(actor, 'operator', 'restoring a backup');
     const b = r.get(id);
     // A deleted app comes back from its backup: there is then nothing to move aside.
@@ -56,8 +58,9 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
         params: { stack: b.stack },
       });
     }
+    const archive = r.archiveOf(id);
+    const judged = await judgeArchive(actor, archive, b.stack, confirm, d.stacks);
     return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
-      const archive = r.archiveOf(id);
       const check = await d.archive.verify(archive);
       r.annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
       if (!check.ok)
@@ -80,7 +83,13 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
       // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
       ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
       await d.archive.extract(archive, staging);
-      ctx.log('archive extracted into a staging folder');
+      try {
+        checkStaged(join(staging, 'stack'), judged);
+      } catch (err) {
+        rmSync(staging, { recursive: true, force: true });
+        throw err;
+      }
+      ctx.log('archive extracted into a staging folder; its compose file and .env are the ones judged');
       ctx.progress(0.2);
       const restoredData = existsSync(join(staging, 'appdata'));
       const oldProject = loc?.project ?? null;

@@ -42,5 +42,6 @@ export function backupStacks(stacks: StacksService, engine: Engine): BackupStack
       });
     },
     up: (p, ctx) => stacks.upProject(p, ctx),
+    judge: (actor, name, files, confirm) => stacks.judgeFiles(actor, name, files, confirm),
   };
 }

@@ -151,6 +151,16 @@ export function createStacksService(d: StacksDeps) {
     });
   }
 
+  /**
+   * The policies of an install on an app's files that come from elsewhere (a backup being restored), judged as the
+   * actor: an old archive brings back no power or host folder the actor could not install today.
+   */
+  function judgeFiles(actor: Actor, name: string, files: { compose: string; env: string }, confirm?: readonly string[]): void {
+    const env = parseEnv(files.env);
+    enforceComposePolicy(actor, files.compose, { env, allow: allowPrivileged() });
+    enforceCompose(files.compose, env, { app: name, stackDir: dirOf(name) }, binds, { actor, confirm, events: d.events });
+  }
+
   /** Each network of the app's compose project gets a block of Kade's own pool (subnet-pool.ts), kept in `.svc.json`. */
   async function planSubnets(name: string, prepared: PreparedInstall): Promise<PreparedInstall> {
     if (!d.subnets) return prepared;
@@ -333,6 +343,7 @@ export function createStacksService(d: StacksDeps) {
     connect,
     /** `compose up` and wait until the containers run (the restore of a backup). */
     upProject: up,
+    judgeFiles,
     /** The template an app was installed from, when its repo still has it (a backup reads its database declaration). */
     templateOf(name: string): TemplateFileT | null {
       const loc = dirs.locate(name);

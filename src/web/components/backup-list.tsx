@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
+import { ApiError } from '../api.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
 import { formatBytes, formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
@@ -60,6 +61,13 @@ export function DeletedNotice({ deleted }: { deleted: BackupT | null }) {
 
 type Running = { kind: 'verify' | 'restore'; job: JobT; ended: JobT | null };
 
+/** The host paths an admin may allow once, from a restore refused for them (`forbidden_path` with `confirm`); null otherwise. */
+function outsidePaths(err: unknown): string[] | null {
+  if (!(err instanceof ApiError) || err.code !== 'forbidden_path' || typeof err.params.confirm !== 'string') return null;
+  const paths = err.params.confirm.split('\n').filter((p) => p !== '');
+  return paths.length > 0 ? paths : null;
+}
+
 interface ItemProps {
   backup: BackupT;
   canOperate: boolean;
@@ -78,6 +86,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
   const time = when(b.created_at);
   const names = { name: b.stack, time };
   const working = busy || (run !== null && run.ended === null);
+  const outside = outsidePaths(error);
 
   const act = async (work: () => Promise<void>) => {
     if (working) return;
@@ -91,9 +100,9 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
       setBusy(false);
     }
   };
-  const start = (kind: Running['kind']) =>
+  const start = (kind: Running['kind'], confirm?: string[]) =>
     act(async () => {
-      const job = await (kind === 'verify' ? verifyBackup(b.id) : restoreBackup(b.id));
+      const job = await (kind === 'verify' ? verifyBackup(b.id) : restoreBackup(b.id, confirm));
       setAsking(null);
       setRun({ kind, job, ended: null });
     });
@@ -156,7 +165,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
           </button>
         </div>
       )}
-      {asking === 'restore' && (
+      {asking === 'restore' && !outside && (
         <Confirm
           title={t('backups.restore_confirm', names)}
           yes={busy ? t('backups.starting') : t('backups.restore_yes', { name: b.stack })}
@@ -180,6 +189,27 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
         </Confirm>
       )}
       <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      {asking === 'restore' && outside && (
+        <Confirm
+          title={t('backups.outside_confirm', names)}
+          yes={busy ? t('backups.starting') : t('backups.outside_yes')}
+          danger
+          onYes={() => void start('restore', outside)}
+          onNo={() => {
+            setError(null);
+            setAsking(null);
+          }}
+        >
+          <p>{t('backups.outside_intro')}</p>
+          <ul class="backup-outside">
+            {outside.map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+          </ul>
+        </Confirm>
+      )}
       {run && (
         <JobProgress
           key={run.job.id}

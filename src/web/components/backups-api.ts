@@ -20,9 +20,13 @@ export async function verifyBackup(id: string): Promise<JobT> {
   return (await request<{ job: JobT }>('POST', `${one(id)}/verify`)).job;
 }
 
-/** Replaces the app's folder, data and databases by the backup's; a failure puts the old state back. */
-export async function restoreBackup(id: string): Promise<JobT> {
-  return (await request<{ job: JobT }>('POST', `${one(id)}/restore`)).job;
+/**
+ * Replaces the app's folder, data and databases by the backup's; a failure puts the old state back. Refused before
+ * anything moves when the backup's compose asks for what the user may not give (app_powers_refused, forbidden_path);
+ * an admin allows the host paths of a forbidden_path refusal by sending them back as `confirm`.
+ */
+export async function restoreBackup(id: string, confirm?: string[]): Promise<JobT> {
+  return (await request<{ job: JobT }>('POST', `${one(id)}/restore`, confirm ? { confirm_outside_paths: confirm } : undefined)).job;
 }
 
 export const deleteBackup = (id: string): Promise<void> => request<undefined>('DELETE', one(id));

@@ -52,6 +52,10 @@ export const enBackups = {
   'backups.restoring': 'Restoring {name} from the backup of {time}',
   'backups.restored': '{name} has been restored to the backup of {time}.',
   'backups.restore_failed': 'The restore failed, so Kade put the previous state of {name} back. The log above says what went wrong.',
+  'backups.outside_confirm': 'Allow these folders for {name} and restore?',
+  'backups.outside_intro':
+    'The backup’s compose file uses these host folders outside the app, which no app may use now. As an admin you can allow them for this restore; the permission is recorded in the audit log.',
+  'backups.outside_yes': 'Allow and restore',
   'backups.download': 'Download',
   'backups.download_label': 'Download the backup of {name} from {time}',
   'backups.delete': 'Delete',

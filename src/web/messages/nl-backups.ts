@@ -54,6 +54,10 @@ export const nlBackups: Record<keyof typeof enBackups, string> = {
   'backups.restoring': '{name} wordt teruggezet naar de back-up van {time}',
   'backups.restored': '{name} is teruggezet naar de back-up van {time}.',
   'backups.restore_failed': 'Het terugzetten is mislukt, dus Kade heeft de vorige toestand van {name} teruggezet. Het logboek hierboven zegt wat er misging.',
+  'backups.outside_confirm': 'Deze mappen toestaan voor {name} en terugzetten?',
+  'backups.outside_intro':
+    'Het compose-bestand van de back-up gebruikt deze hostmappen buiten de app, die nu geen app mag gebruiken. Als beheerder kun je ze voor dit terugzetten toestaan; de toestemming komt in het auditlogboek.',
+  'backups.outside_yes': 'Toestaan en terugzetten',
   'backups.download': 'Downloaden',
   'backups.download_label': 'De back-up van {name} van {time} downloaden',
   'backups.delete': 'Verwijderen',

@@ -2,7 +2,16 @@ import { Readable } from 'node:stream';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { JobAccepted } from '../../../shared/api.ts';
-import { BackupCreate, BackupIdParam, BackupList, BackupQuery, BackupSchedule, BackupScheduleUpdate, DiskState } from '../../../shared/backups.ts';
+import {
+  BackupCreate,
+  BackupIdParam,
+  BackupList,
+  BackupQuery,
+  BackupRestore,
+  BackupSchedule,
+  BackupScheduleUpdate,
+  DiskState,
+} from '../../../shared/backups.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -39,8 +48,8 @@ const restore = defineRoute('operator', {
   path: '/api/backups/{id}/restore',
   tags: TAGS,
   summary:
-    'Restore (job): verified first; hostile entries refused before anything is written; app stopped, folder and data moved aside, archive moved in, started, dumps loaded once the database answers; any failure puts the old state back',
-  request: { params: BackupIdParam },
+    "Restore (job). Before the job, the archive's compose file and .env are judged as the caller installing them would be: powers over the host (ALLOW_PRIVILEGED_APPS) are 403 app_powers_refused for a non-admin, host paths outside the app (bind policy) are 400 forbidden_path unless an admin lists exactly those paths in confirm_outside_paths (audited). Then verified; hostile entries refused before anything is written; app stopped, folder and data moved aside, archive moved in, started, dumps loaded once the database answers; any failure puts the old state back",
+  request: { params: BackupIdParam, body: { required: false, content: { 'application/json': { schema: BackupRestore } } } },
   responses: { 202: json(JobAccepted), ...PROBLEMS },
 });
 const download = defineRoute('admin', {
@@ -93,7 +102,10 @@ export function backupsRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'backu
   app.openapi(putSchedule, (c) => c.json(s.backups.setSchedule(actorOf(c), c.req.valid('json')), 200));
   app.openapi(create, (c) => c.json({ job: s.backups.create(actorOf(c), c.req.valid('json').stack) }, 202));
   app.openapi(verify, (c) => c.json({ job: s.backups.verify(actorOf(c), c.req.valid('param').id) }, 202));
-  app.openapi(restore, (c) => c.json({ job: s.backups.restore(actorOf(c), c.req.valid('param').id) }, 202));
+  app.openapi(restore, async (c) => {
+    const body = (c.req.valid('json') as { confirm_outside_paths?: string[] } | undefined) ?? {};
+    return c.json({ job: await s.backups.restore(actorOf(c), c.req.valid('param').id, body.confirm_outside_paths) }, 202);
+  });
   app.openapi(remove, (c) => {
     s.backups.remove(actorOf(c), c.req.valid('param').id);
     return c.body(null, 204);
