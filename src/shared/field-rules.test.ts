@@ -45,6 +45,18 @@ test('strong passwords, minimum length and patterns', () => {
   assert.equal(code({ pattern: '[a-z]+\\.[a-z]+' }, 'example.org'), null);
   assert.equal(code({ pattern: '[a-z]+\\.[a-z]+' }, 'example.org/x'), 'pattern');
   assert.throws(() => field({ pattern: '(' }));
+  assert.equal(code({ max_length: 3 }, 'abcd'), 'too_long');
+  assert.equal(code({ max_length: 3 }, 'äöü'), null);
+});
+
+test('a catastrophic pattern answers at once; one RE2 cannot match is refused naming the field', () => {
+  assert.equal(code({ pattern: '(a+)+' }, `${'a'.repeat(40)}!`), 'pattern');
+  assert.equal(code({ pattern: '(x+x+)+y' }, 'x'.repeat(30)), 'pattern');
+  assert.equal(code({ pattern: '(x+x+)+y' }, 'xxy'), null);
+  const r = TemplateField.safeParse({ id: 'code', label: 'Code', pattern: '(?=x)x' });
+  assert.equal(r.success, false);
+  assert.deepEqual(r.error?.issues[0]?.path, ['pattern']);
+  assert.match(r.error?.issues[0]?.message ?? '', /^the pattern of field 'code' cannot be used: invalid or unsupported Perl syntax: `\(\?=`/);
 });
 
 test('a connect value is scheme://host:port with the field scheme and nothing else', () => {

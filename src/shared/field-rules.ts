@@ -2,6 +2,7 @@
  * One validator for template field values, used by the server (templates/values.ts) and by the
  * install and configure forms while the user types. Pure: no Node, no DOM, no zod.
  */
+import { matchesWhole } from './field-pattern.ts';
 import type { FieldValue, TemplateFieldT } from './template.ts';
 
 export const MAX_VALUE_LENGTH = 4000;
@@ -83,6 +84,7 @@ function kinds(s: string): number {
 
 function textIssue(f: TemplateFieldT, s: string): RuleIssue | null {
   if (s.length > MAX_VALUE_LENGTH) return issue('too_long', { max: MAX_VALUE_LENGTH });
+  if (f.max_length !== undefined && [...s].length > f.max_length) return issue('too_long', { max: f.max_length });
   if (f.connect) return parseConnectValue(s, f.connect.scheme) ? null : issue('connect', { scheme: f.connect.scheme });
   if (f.type === 'email' && !EMAIL.test(s)) return issue('email');
   if (f.type === 'url' && !parseUrl(s)) return issue('url');
@@ -92,7 +94,8 @@ function textIssue(f: TemplateFieldT, s: string): RuleIssue | null {
   const minLength = Math.max(f.min_length ?? 0, f.strong ? STRONG_LENGTH : 0);
   if (minLength > 0 && [...s].length < minLength) return issue('min_length', { min: minLength });
   if (f.strong && [...s].length < PASSPHRASE_LENGTH && kinds(s) < 3) return issue('weak', { min: STRONG_LENGTH, passphrase: PASSPHRASE_LENGTH });
-  if (f.pattern && !new RegExp(`^(?:${f.pattern})$`, 'u').test(s)) return issue('pattern', { pattern: f.pattern });
+  // RE2, never RegExp: a template's pattern must not be able to stall the server or the page (field-pattern.ts).
+  if (f.pattern && !matchesWhole(f.pattern, s)) return issue('pattern', { pattern: f.pattern });
   return null;
 }
 

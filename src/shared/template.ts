@@ -1,15 +1,7 @@
 /** Template format v1 (docs/templates.md): the schema of template.json, shared with the form renderer. */
 import { z } from 'zod';
+import { MAX_PATTERN_LENGTH, patternProblem } from './field-pattern.ts';
 import { NAME_PATTERN } from './names.ts';
-
-const compiles = (p: string): boolean => {
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const FieldId = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'field ids are lower-case letters, digits and _');
 const Text = z.union([z.string().min(1).max(500), z.object({ en: z.string().min(1).max(500), nl: z.string().min(1).max(500) })]);
@@ -33,10 +25,12 @@ export const TemplateField = z
     /** number: the smallest and largest value allowed. */
     min: z.number().optional(),
     max: z.number().optional(),
-    /** text, password, path: the whole value must match this regular expression. */
-    pattern: z.string().min(1).max(200).refine(compiles, 'pattern is not a valid regular expression').optional(),
+    /** text, password, path: the whole value must match this regular expression (RE2 syntax, see field-pattern.ts). */
+    pattern: z.string().min(1).max(MAX_PATTERN_LENGTH).optional(),
     /** text and password: at least this many characters. */
     min_length: z.number().int().min(1).max(4000).optional(),
+    /** text and password: at most this many characters. */
+    max_length: z.number().int().min(1).max(4000).optional(),
     /** password: refuse weak values (see docs/templates.md, "Validation"). */
     strong: z.boolean().optional(),
     connect: z
@@ -53,7 +47,12 @@ export const TemplateField = z
       .regex(/^[A-Z][A-Z0-9_]{0,62}$/, 'env names are upper-case letters, digits and _')
       .optional(),
   })
-  .strict();
+  .strict()
+  // Here and not on `pattern` itself, so the message names the field (lint, load and the import report show it).
+  .superRefine((f, ctx) => {
+    const problem = f.pattern === undefined ? null : patternProblem(f.pattern);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `the pattern of field '${f.id}' ${problem}` });
+  });
 
 export const TemplateGroup = z
   .object({

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { matchesWhole } from '../../../shared/field-pattern.ts';
 import { allFields } from '../../templates/render.ts';
 import { CHECK_DATA_DIR, composeCheck, renderWithDefaults } from './check.ts';
 import { detectFolder, type ImportedEntry, importTree } from './importers.ts';
+import { formField } from './runtipi.ts';
 
 const APPS = join(import.meta.dirname, '../../../../test/fixtures/import/runtipi/apps');
 const tree = importTree(APPS);
@@ -39,7 +41,7 @@ test('form field types map onto Kade fields: text limits, password, email, numbe
   assert.equal(greeting.default, undefined);
   assert.deepEqual([field(a, 'echo_fqdn').required, field(a, 'echo_fqdn').default], [true, 'echo.example.org']);
   assert.equal(greeting.min_length, 2);
-  assert.equal(greeting.pattern, '[\\s\\S]{0,40}');
+  assert.deepEqual([greeting.max_length, greeting.pattern], [40, undefined]);
   assert.equal(greeting.env, 'ECHO_GREETING');
   const admin = field(a, 'echo_admin_password');
   assert.deepEqual([admin.type, admin.secret, admin.generate], ['password', true, false]);
@@ -47,10 +49,11 @@ test('form field types map onto Kade fields: text limits, password, email, numbe
   const workers = field(a, 'echo_workers');
   assert.deepEqual([workers.type, workers.min, workers.max, workers.default], ['number', 1, 8, 2]);
   assert.deepEqual([field(a, 'echo_debug').type, field(a, 'echo_debug').default], ['boolean', false]);
-  assert.ok(new RegExp(`^(?:${field(a, 'echo_fqdn').pattern})$`).test('app.example.org'));
-  assert.ok(!new RegExp(`^(?:${field(a, 'echo_fqdn').pattern})$`).test('not a host'));
-  assert.ok(new RegExp(`^(?:${field(a, 'echo_ip').pattern})$`).test('192.168.1.20'));
-  assert.ok(!new RegExp(`^(?:${field(a, 'echo_ip').pattern})$`).test('300.1.1.1'));
+  const matches = (id: string, v: string) => matchesWhole(field(a, id).pattern ?? '', v);
+  assert.ok(matches('echo_fqdn', 'app.example.org'));
+  assert.ok(!matches('echo_fqdn', 'not a host'));
+  assert.ok(matches('echo_ip', '192.168.1.20'));
+  assert.ok(!matches('echo_ip', '300.1.1.1'));
   assert.equal(field(a, 'echo_url').type, 'url');
   const mode = field(a, 'echo_mode');
   assert.equal(mode.type, 'select');
@@ -60,6 +63,21 @@ test('form field types map onto Kade fields: text limits, password, email, numbe
   ]);
   assert.equal(mode.default, 'safe');
   assert.equal(field(a, 'echo_code').pattern, '[a-z]{3}');
+});
+
+test('a regex RE2 can match is kept, even a catastrophic one for a backtracking engine; a lookahead or backreference refuses the app', () => {
+  const notes = new Set<string>();
+  const tipi = (regex: string) => formField({ type: 'text', label: 'X', regex, env_variable: 'X_CODE' }, 'x_code', notes);
+  assert.equal(tipi('^(x+x+)+y$').pattern, '(x+x+)+y');
+  for (const [regex, why] of [
+    ['^(?=x)x+$', /regex "\^\(\?=x\)x\+\$", which Kade cannot check: .*`\(\?=`/],
+    ['^(a)\\1$', /invalid escape sequence: `\\1`/],
+  ] as const)
+    assert.throws(
+      () => tipi(regex),
+      (e: Error) => e.message.startsWith('form field X_CODE has the regex') && why.test(e.message),
+    );
+  assert.deepEqual([...notes], []);
 });
 
 test('random fields (hex and base64) are generated secrets: a value at install, kept in .env, never in the compose file', () => {

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { MAX_PATTERN_LENGTH, patternProblem } from '../../../shared/field-pattern.ts';
 import { isSafeName } from '../../../shared/names.ts';
 import { hasPlaceholder } from '../../../shared/placeholders.ts';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
@@ -38,15 +39,6 @@ const CATEGORY: Record<string, string> = {
 
 const FQDN = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}';
 const IPV4 = '(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
-
-const compiles = (p: string) => {
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function readJson(dir: string, name: string): Obj {
   const raw = readRegularFile(join(dir, name));
@@ -91,15 +83,21 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
   };
   const lengths = () => {
     if (min !== undefined && min >= 1) f.min_length = Math.min(Math.floor(min), 4000);
-    if (max !== undefined && max >= 1 && !f.pattern) f.pattern = `[\\s\\S]{0,${Math.floor(max)}}`;
+    if (max !== undefined && max >= 1) f.max_length = Math.min(Math.floor(max), 4000);
   };
   const regex = str(raw.regex);
   const usePattern = () => {
     if (!regex) return;
     // Kade matches the whole value; Runtipi's anchors (if any) say the same.
     const p = regex.replace(/^\^/, '').replace(/\$$/, '');
-    if (p.length <= 200 && compiles(p)) f.pattern = p;
-    else notes.add(`the pattern of ${env} could not be kept`);
+    if (p.length > MAX_PATTERN_LENGTH) {
+      notes.add(`the pattern of ${env} could not be kept`);
+      return;
+    }
+    // Kade matches with RE2 (linear time): a lookaround or backreference has no such match, so the app is refused.
+    const problem = patternProblem(p);
+    if (problem) throw refuse(`form field ${env} has the regex ${JSON.stringify(regex)}, which Kade cannot check: it ${problem}`);
+    f.pattern = p;
   };
   switch (type) {
     case 'password':
@@ -167,6 +165,7 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
     delete f.generate;
     delete f.pattern;
     delete f.min_length;
+    delete f.max_length;
     f.options = options
       .slice(0, 200)
       .map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
