@@ -204,7 +204,6 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     paths: folders,
     stateDir: config.stateDir,
     engine,
-    compose,
     jobs,
     events,
     logger,
@@ -231,11 +230,14 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     dirs: stacks.dirs,
     stateDir: config.stateDir,
     engine,
-    compose,
+    gate: stacks.gate,
+    gateFor: stacks.gateFor,
     jobs,
     snapshots: stacks.snapshotStore,
+    seals: stacks.seals,
     events,
     upProject: stacks.upProject,
+    downProject: stacks.downProject,
     restart: () => opts.restart?.(),
   });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
@@ -254,7 +256,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     stackUpdates,
     project: stacks.project,
     jobs,
-    compose,
+    compose: stacks.gate.compose,
     engine,
     events,
     credentials: () => registryCredentials(settings),
@@ -281,6 +283,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     ownContainerId,
     probeImage: config.probeImage,
     storeApps: () => catalogue.apps().length,
+    refusedFiles: () => stacks.refusedFiles(),
   });
 
   const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });

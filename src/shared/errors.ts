@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'read_only_setting',
   'setting_not_available',
   'compose_refused',
+  'stack_files_refused',
   'app_powers_refused',
   'disk_full',
   'archive_refused',

@@ -113,6 +113,17 @@ export const Snapshot = z.object({
 });
 export const SnapshotRestored = z.object({ restored: z.string(), snapshot: z.string() });
 
+/** POST /api/stacks/{name}/files/accept: an admin accepts the app's files as they are now (judged first, audited). */
+export const AcceptFilesRequest = z.object({ confirm_outside_paths: ConfirmOutsidePaths });
+export const FilesAccepted = z.object({ accepted: z.string() });
+
+/** GET /api/stacks/{name}/files: whether compose runs the app's files as they are now, and if not, the refusal. */
+export const FilesVerdict = z.object({
+  ok: z.boolean(),
+  refusal: z.object({ code: z.string(), message: z.string(), params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) }).nullable(),
+});
+export type FilesVerdictT = z.infer<typeof FilesVerdict>;
+
 /** GET /api/stacks/{name}/credentials */
 export const StackCredentials = z.object({
   url: z.string().nullable(),

@@ -15,7 +15,7 @@ import { bytesBelow } from '../core/disk.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
-import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { Compression } from './archive.ts';
@@ -27,8 +27,17 @@ export interface BackupStacks {
   locate(name: string): { dir: string; adopted: boolean; project: ComposeProject | null; libraryPath: string };
   /** The databases of the app: per service the running container (null when stopped) and what to dump. */
   databases(name: string): Promise<DatabaseTarget[]>;
-  /** `compose up` and wait until the containers run. */
-  up(p: ComposeProject, ctx: JobContext): Promise<void>;
+  /** `compose up` through the stacks' gate (as `actor`) and wait until the containers run. */
+  up(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
+  /** `compose stop` through the gate; the engine stops the containers when the gate refuses the files. */
+  stop(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
+  /** `compose down` through the gate; the engine removes the containers when the gate refuses the files. */
+  down(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
+  /** Records restored files, judged as `actor`, as the ones Kade runs (compose-gate.ts). */
+  seal(p: ComposeProject, actor: Actor): void;
+  /** The app's seal as text (null: none), kept in the restore's plan so a rollback puts it back with the folder. */
+  sealText(name: string): string | null;
+  putSealText(name: string, text: string | null): void;
   /**
    * Judges an app's compose text and `.env` text as `actor` installing them as `name` would be judged (compose and
    * bind policies; an admin's `confirm` of outside paths is audited); throws the refusal.
@@ -80,7 +89,6 @@ export interface BackupsDeps {
   archive: ArchiveIO;
   settings: BackupSettings;
   engine: Pick<Engine, 'listContainers'>;
-  compose: Compose;
   jobs: JobsService;
   events: EventBus;
   clock: () => Date;

@@ -7,7 +7,6 @@ import { after, test } from 'node:test';
 import { createEventBus } from '../core/events.ts';
 import { createLogger } from '../core/logger.ts';
 import { openDb } from '../db/db.ts';
-import type { Compose } from '../engine/compose.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
@@ -57,6 +56,11 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       locate: () => ({ dir: stackDir, adopted: false, project: existsSync(stackDir) ? project : null, libraryPath: stackDir }),
       databases: async () => [],
       up: async () => undefined,
+      stop: async () => undefined,
+      down: async () => undefined,
+      seal: () => undefined,
+      sealText: () => null,
+      putSealText: () => undefined,
       judge: () => undefined,
     },
     archive: archiveIO,
@@ -72,7 +76,6 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       retention: () => opts.retention ?? { count: 0, days: 0 },
     },
     engine: { listContainers: async () => [] },
-    compose: { stop: async () => undefined, down: async () => undefined } as unknown as Compose,
     jobs,
     events,
     clock: () => now,

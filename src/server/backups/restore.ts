@@ -13,6 +13,7 @@ import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
+import { KADE_ITSELF } from '../stacks/compose-gate.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
 import { checkStaged, judgeArchive } from './restore-judge.ts';
 
@@ -26,6 +27,8 @@ interface RestorePlan {
   asideData: string;
   stackExisted: boolean;
   dataExisted: boolean;
+  /** The app's seal before the restore (file-seal.ts): put back with its folder on a rollback. */
+  seal?: string | null;
 }
 
 /** What the restore needs of the backups service: a backup, its archive, and a note in its metadata. */
@@ -79,6 +82,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
         asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
         stackExisted: existsSync(liveStack),
         dataExisted: existsSync(liveData),
+        seal: d.stacks.sealText(b.stack),
       };
       // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
       ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
@@ -96,7 +100,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
       try {
         if (oldProject) {
           ctx.log('stopping the app');
-          await d.compose.stop(oldProject, { onOutput: (t) => ctx.log(t) });
+          await d.stacks.stop(oldProject, ctx, actor);
         }
         ctx.record({ phase: 'move' });
         if (plan.stackExisted) renameSync(liveStack, plan.asideStack);
@@ -108,7 +112,9 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
         ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
         const now = d.stacks.locate(b.stack);
         if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
-        await d.stacks.up(now.project, ctx);
+        // The archive's files were judged as this user before the job: sealed as theirs.
+        d.stacks.seal(now.project, actor);
+        await d.stacks.up(now.project, ctx, actor);
         failpoint('restore.up');
         ctx.progress(0.6);
         const dumpsDir = join(staging, 'dumps');
@@ -127,7 +133,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
         }
       } catch (err) {
         ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
-        await putBack(plan, ctx);
+        await putBack(plan, ctx, actor);
         d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
         throw err;
       }
@@ -142,9 +148,9 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
    * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
    * folder goes, and the app starts again.
    */
-  async function putBack(plan: RestorePlan, ctx: JobContext): Promise<void> {
+  async function putBack(plan: RestorePlan, ctx: JobContext, actor: Actor): Promise<void> {
     const now = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
-    if (now?.project) await d.compose.down(now.project, { onOutput: (t) => ctx.log(t) }).catch(() => undefined);
+    if (now?.project) await d.stacks.down(now.project, ctx, actor).catch(() => undefined);
     const back = (live: string, aside: string, existed: boolean) => {
       if (existsSync(aside)) {
         rmSync(live, { recursive: true, force: true });
@@ -154,8 +160,10 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
     back(plan.liveStack, plan.asideStack, plan.stackExisted);
     back(plan.liveData, plan.asideData, plan.dataExisted);
     rmSync(plan.staging, { recursive: true, force: true });
+    // The seal goes back with the folder (a plan from before seals were kept leaves the seal as it is).
+    if (plan.seal !== undefined) d.stacks.putSealText(plan.stack, plan.stackExisted ? plan.seal : null);
     const again = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
-    if (again?.project) await d.stacks.up(again.project, ctx).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+    if (again?.project) await d.stacks.up(again.project, ctx, actor).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
     ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
   }
 
@@ -172,7 +180,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
       for (const p of [plan.asideStack, plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
       return 'the restore had finished: its leftovers were removed';
     }
-    await putBack(plan, ctx);
+    await putBack(plan, ctx, KADE_ITSELF);
     return 'the restore was cut off: the app’s folder and data were put back as they were before it';
   };
 

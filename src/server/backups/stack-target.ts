@@ -41,7 +41,12 @@ export function backupStacks(stacks: StacksService, engine: Engine): BackupStack
         };
       });
     },
-    up: (p, ctx) => stacks.upProject(p, ctx),
+    up: (p, ctx, actor) => stacks.upProject(p, ctx, actor),
+    stop: (p, ctx, actor) => stacks.stopProject(p, ctx, actor),
+    down: (p, ctx, actor) => stacks.downProject(p, ctx, actor),
+    seal: (p, actor) => stacks.gate.seal(p, actor),
+    sealText: (name) => stacks.seals.text(name),
+    putSealText: (name, text) => stacks.seals.putText(name, text),
     judge: (actor, name, files, confirm) => stacks.judgeFiles(actor, name, files, confirm),
   };
 }

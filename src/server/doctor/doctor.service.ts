@@ -33,11 +33,13 @@ export interface DoctorDeps {
   /** The number of apps in the store cache (every template repo's index). */
   storeApps: () => number;
   lowDiskBytes?: number;
+  /** The apps whose files compose would not run now (changed outside Kade, or refused by the policies), with why. */
+  refusedFiles?: () => { name: string; message: string }[];
   probeLabels?: Record<string, string>;
 }
 
-export type DoctorPart = 'engine' | 'container' | 'mounts' | 'account' | 'disk' | 'paths' | 'stacks' | 'store';
-export const DOCTOR_PARTS: readonly DoctorPart[] = ['engine', 'container', 'mounts', 'account', 'disk', 'paths', 'stacks', 'store'];
+export type DoctorPart = 'engine' | 'container' | 'mounts' | 'account' | 'disk' | 'paths' | 'stacks' | 'app_files' | 'store';
+export const DOCTOR_PARTS: readonly DoctorPart[] = ['engine', 'container', 'mounts', 'account', 'disk', 'paths', 'stacks', 'app_files', 'store'];
 
 const WORKDIR_LABEL = 'com.docker.compose.project.working_dir';
 
@@ -213,6 +215,18 @@ export function createDoctor(d: DoctorDeps) {
     };
   }
 
+  /** Apps whose files or bind sources drifted from what Kade wrote: compose does not run them until an admin decides. */
+  function appFiles(refused: { name: string; message: string }[]): DoctorCheckT {
+    if (refused.length === 0) return { id: 'app_files', status: 'ok', message: "every app's files are the ones Kade wrote and pass the policies", fix: null };
+    return {
+      id: 'app_files',
+      status: 'error',
+      message: `${refused.length} ${refused.length === 1 ? 'app is' : 'apps are'} not run by Kade: the files changed outside Kade or break the policies. An admin checks them and accepts them on the app's page (or restores a snapshot)`,
+      fix: null,
+      details: refused.map((r) => `${r.name}: ${r.message}`),
+    };
+  }
+
   function store(): DoctorCheckT {
     try {
       const n = d.storeApps();
@@ -238,6 +252,7 @@ export function createDoctor(d: DoctorDeps) {
       if (want.has('disk')) checks.push(...disk());
       if (want.has('paths')) checks.push(...pathChecks());
       if (want.has('stacks')) checks.push(stacks());
+      if (want.has('app_files') && d.refusedFiles) checks.push(appFiles(d.refusedFiles()));
       if (want.has('store')) checks.push(store());
       return { ok: checks.every((c) => c.status !== 'error'), checks };
     },

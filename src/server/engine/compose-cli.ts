@@ -6,13 +6,34 @@ import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from 
 
 const dockerHostOf = (e: EngineEndpoint) => ('socketPath' in e ? `unix://${e.socketPath}` : `tcp://${e.host}:${e.port}`);
 
+/** What compose may take from the environment Kade runs in: the program search path and the locale, nothing else. */
+const PASSED_ON = ['PATH', 'LANG', 'LC_ALL'];
+
+/**
+ * The whole environment compose runs with. Compose interpolates `${X}` from it before the `.env` file, so Kade's own
+ * variables (SVC_DATA, BASE_DIR, HOME, …) must never reach it: a template's `${SVC_DATA-./a}` would mount Kade's state.
+ * The policy judges compose files with this same map (compose-gate.ts).
+ */
+export function composeEnvironment(endpoint: EngineEndpoint, from: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const key of PASSED_ON) {
+    const v = from[key];
+    if (v !== undefined) env[key] = v;
+  }
+  // DOCKER_CONFIG only where Kade means it (a pull with registry credentials, the self-update's helper).
+  if (from.DOCKER_CONFIG !== undefined && from !== process.env) env.DOCKER_CONFIG = from.DOCKER_CONFIG;
+  env.DOCKER_HOST = dockerHostOf(endpoint);
+  env.COMPOSE_INTERACTIVE_NO_CLI = '1';
+  return Object.freeze(env);
+}
+
 /**
  * The compose CLI: `docker compose` (v2 plugin) when present, else `docker-compose` (v1).
  * Arguments are arrays; every user-derived value is a validated name or an absolute path.
- * `opts.env` replaces the process environment the CLI runs with (its PATH decides which CLI is found).
+ * The CLI runs with `composeEnvironment` only; `opts.env` is where its PATH comes from (which CLI is found).
  */
 export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | ComposeVariant = 'auto', opts: { env?: NodeJS.ProcessEnv } = {}): Compose {
-  const env = { ...(opts.env ?? process.env), DOCKER_HOST: dockerHostOf(endpoint), COMPOSE_INTERACTIVE_NO_CLI: '1' };
+  const env = composeEnvironment(endpoint, opts.env ?? process.env);
   let detected: Promise<ComposeVariant> | null = null;
 
   async function detect(): Promise<ComposeVariant> {
@@ -56,6 +77,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
 
   return {
     variant,
+    environment: () => env,
     up: (p, o) => compose(p, ['up', '-d', '--remove-orphans'], o).then(() => undefined),
     down: (p, o) => compose(p, ['down', '--remove-orphans', ...(o?.volumes ? ['--volumes'] : [])], o).then(() => undefined),
     start: (p, o) => compose(p, ['start'], o).then(() => undefined),

@@ -5,6 +5,8 @@ export interface ComposeProject {
   file: string;
   /** Files compose reads after `file` (e.g. the networks of an adopted app, kept in Kade's own state). */
   overrides?: string[];
+  /** The app the project belongs to, when its name differs (an adopted app keeps its own project name). */
+  stack?: string;
 }
 
 export interface ComposeRunOptions {
@@ -19,6 +21,8 @@ export type ComposeVariant = 'v2' | 'v1';
 /** The compose CLI, behind the few operations Kade uses. */
 export interface Compose {
   variant(): Promise<ComposeVariant>;
+  /** The environment every run gets (compose interpolates from it before `.env`): the policy judges with the same map. */
+  environment(): Readonly<Record<string, string>>;
   up(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;
   down(p: ComposeProject, opts?: ComposeRunOptions & { volumes?: boolean }): Promise<void>;
   start(p: ComposeProject, opts?: ComposeRunOptions): Promise<void>;

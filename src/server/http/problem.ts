@@ -36,6 +36,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   setup_done: 409,
   last_admin: 409,
   network_in_use: 409,
+  stack_files_refused: 409,
   network_pool_exhausted: 409,
   db_password_failed: 409,
   db_dump_failed: 502,

@@ -11,11 +11,13 @@ import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import { writeFilesAtomic } from '../core/fs-atomic.ts';
-import type { Compose, ComposeProject, ComposeVariant } from '../engine/compose.ts';
+import type { ComposeProject, ComposeVariant } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobDetail } from '../jobs/job-log.ts';
 import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
+import { type ComposeGate, KADE_ITSELF } from '../stacks/compose-gate.ts';
+import type { Seals } from '../stacks/file-seal.ts';
 import { stackNames } from '../stacks/listing.ts';
 import type { Snapshots } from '../stacks/snapshots.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
@@ -34,6 +36,8 @@ const MoveRecordSchema = z.object({
   downed: z.array(z.string().regex(NAME)),
   /** Snapshots of apps whose files were rewritten in place (LIBRARY_DIR stays), by app. */
   snapshots: z.record(z.string().regex(NAME), z.string()),
+  /** The seals of apps whose files were rewritten, as they were before (file-seal.ts): the undo puts them back. */
+  seals: z.record(z.string().regex(NAME), z.string().nullable()).default({}),
   /** `copying` until the new folders are saved as the settings; `switched` after. */
   phase: z.enum(['copying', 'switched']),
 });
@@ -46,12 +50,18 @@ export interface PathMoveDeps {
   dirs: StackDirs;
   stateDir: string;
   engine: Engine;
-  compose: Compose;
+  /** The compose gate of the folders in use (compose-gate.ts). */
+  gate: ComposeGate;
+  /** A gate that judges with the new folders: the apps started from the copy are judged where they now are. */
+  gateFor: (folders: Record<(typeof KEYS)[number], string>) => ComposeGate;
   jobs: JobsService;
   snapshots: Snapshots;
+  seals: Seals;
   events: EventBus;
-  /** `compose up` and wait until the containers run. */
-  upProject: (p: ComposeProject, ctx: JobContext) => Promise<void>;
+  /** `compose up` through `gate` and wait until the containers run. */
+  upProject: (p: ComposeProject, ctx: JobContext, actor: Actor, gate: ComposeGate) => Promise<void>;
+  /** `compose down`, or the containers removed through the engine when the gate refuses the files. */
+  downProject: (p: ComposeProject, ctx: JobContext, actor: Actor, gate: ComposeGate) => Promise<void>;
   /** Asks the process to build Kade again on the saved folders, once the job has ended. */
   restart: () => void;
 }
@@ -67,6 +77,13 @@ const isEmptyDir = (p: string) => lstatSync(p).isDirectory() && readdirSync(p).l
  */
 export function createPathMove(d: PathMoveDeps) {
   const inUse = () => d.settings.pathsInUse();
+  /** The folders as they are once the moves are done. */
+  const newFolders = (moves: readonly KeyedMove[]): Record<(typeof KEYS)[number], string> => {
+    const now = inUse();
+    const out = { LIBRARY_DIR: now.LIBRARY_DIR, DATA_DIR: now.DATA_DIR, BACKUP_DIR: now.BACKUP_DIR };
+    for (const m of moves) out[m.key] = m.to;
+    return out;
+  };
 
   /** The request checked against the folders in use: refused with a clear reason before anything is touched. */
   function plan(actor: Actor, req: PathMoveT): KeyedMove[] {
@@ -128,6 +145,7 @@ export function createPathMove(d: PathMoveDeps) {
 
   const projectIn = (libraryDir: string, name: string, file: string): ComposeProject => ({
     name,
+    stack: name,
     dir: join(libraryDir, name),
     file: join(libraryDir, name, basename(file)),
   });
@@ -146,7 +164,14 @@ export function createPathMove(d: PathMoveDeps) {
    * copy when LIBRARY_DIR moves, else in place after a snapshot (recorded, so the undo puts them back byte
    * for byte). Adopted apps' folders are never written; a relative link of one is made absolute.
    */
-  function rewriteApps(rec: MoveRecord, newLibrary: string, oldLibrary: string, variant: ComposeVariant, ctx: JobContext, save: () => void): void {
+  function rewriteApps(
+    rec: MoveRecord,
+    to: { newLibrary: string; oldLibrary: string; gate: ComposeGate; actor: Actor },
+    variant: ComposeVariant,
+    ctx: JobContext,
+    save: () => void,
+  ): void {
+    const { newLibrary, oldLibrary } = to;
     const inPlace = newLibrary === oldLibrary;
     for (const name of stackNames(newLibrary)) {
       const dir = join(newLibrary, name);
@@ -172,31 +197,32 @@ export function createPathMove(d: PathMoveDeps) {
         return next === text ? [] : [{ path: t.path, content: next, mode: lstatSync(t.path).mode & 0o777 }];
       });
       if (files.length === 0) continue;
-      if (inPlace) {
-        rec.snapshots[name] = d.snapshots.take(original, 'path move').id;
-        save();
-      }
+      if (inPlace) rec.snapshots[name] = d.snapshots.take(original, 'path move').id;
+      rec.seals[name] = d.seals.text(name);
+      save();
       writeFilesAtomic(files);
+      // Kade's own rewrite, judged where the files now are: sealed as the admin who moves.
+      to.gate.seal(projectIn(newLibrary, name, original.composeFile ?? 'docker-compose.yml'), to.actor);
       ctx.log(`${name}: paths rewritten in ${files.map((f) => basename(f.path)).join(', ')}`);
     }
   }
 
   /** Puts the state before the move back: the apps' containers from the copy removed, the copy removed, the apps started where they were. */
-  async function undo(rec: MoveRecord, ctx: JobContext): Promise<void> {
+  async function undo(rec: MoveRecord, ctx: JobContext, actor: Actor): Promise<void> {
     const lib = rec.moves.find((m) => m.key === 'LIBRARY_DIR');
     const oldLibrary = lib?.from ?? inUse().LIBRARY_DIR;
+    const next = d.gateFor(newFolders(rec.moves));
     // Containers made from the new files (the copy, or the rewritten files in place) go first.
     for (const p of projectsOf(rec, lib?.to ?? oldLibrary).values()) {
       if (existsSync(p.file))
-        await d.compose
-          .down(p, { onOutput: (t) => ctx.log(t) })
-          .catch((e: unknown) => ctx.log(`removing ${p.name}'s new containers failed: ${errorMessage(e)}`));
+        await d.downProject(p, ctx, actor, next).catch((e: unknown) => ctx.log(`removing ${p.name}'s new containers failed: ${errorMessage(e)}`));
     }
     for (const [name, id] of Object.entries(rec.snapshots)) {
       const loc = d.dirs.find(name);
       if (loc) d.snapshots.restore(loc, id);
       ctx.log(`${name}: files put back from the snapshot taken before the move`);
     }
+    for (const [name, text] of Object.entries(rec.seals)) d.seals.putText(name, text);
     for (const m of rec.moves) {
       if (!existsSync(m.to)) continue;
       for (const entry of readdirSync(m.to)) rmSync(join(m.to, entry), { recursive: true, force: true });
@@ -207,7 +233,7 @@ export function createPathMove(d: PathMoveDeps) {
       const p = old.get(name);
       if (!p) continue;
       ctx.log(`starting '${name}' again from ${p.dir}`);
-      await d.upProject(p, ctx).catch((e: unknown) => ctx.log(`starting '${name}' again failed: ${errorMessage(e)}`));
+      await d.upProject(p, ctx, actor, d.gate).catch((e: unknown) => ctx.log(`starting '${name}' again failed: ${errorMessage(e)}`));
     }
   }
 
@@ -228,7 +254,8 @@ export function createPathMove(d: PathMoveDeps) {
     const oldLibrary = inUse().LIBRARY_DIR;
     const newLibrary = libMove?.to ?? oldLibrary;
     const touchesApps = moves.some((m) => m.key !== 'BACKUP_DIR');
-    const rec: MoveRecord = { moves, running: [], downed: [], snapshots: {}, phase: 'copying' };
+    const rec: MoveRecord = { moves, running: [], downed: [], snapshots: {}, seals: {}, phase: 'copying' };
+    const next = d.gateFor(newFolders(moves));
     const save = () => ctx.record({ path_move: JSON.stringify(rec) });
     for (const m of moves) ctx.log(`moving ${m.key} from ${m.from} to ${m.to}`);
     try {
@@ -242,7 +269,7 @@ export function createPathMove(d: PathMoveDeps) {
         save();
         for (const [name, p] of projectsOf(rec, oldLibrary)) {
           ctx.log(`stopping '${name}' (its containers are made again from the new folders)`);
-          await d.compose.down(p, { onOutput: (t) => ctx.log(t) });
+          await d.downProject(p, ctx, actor, d.gate);
         }
       } else {
         save();
@@ -260,19 +287,19 @@ export function createPathMove(d: PathMoveDeps) {
       }
       ctx.progress(0.6);
       failpoint('paths.copied');
-      if (touchesApps) rewriteApps(rec, newLibrary, oldLibrary, await d.compose.variant(), ctx, save);
+      if (touchesApps) rewriteApps(rec, { newLibrary, oldLibrary, gate: next, actor }, await next.compose.variant(), ctx, save);
       const fresh = projectsOf(rec, newLibrary);
       for (const name of rec.running) {
         const p = fresh.get(name);
         if (!p) continue;
         ctx.log(`starting '${name}' from ${p.dir}`);
-        await d.upProject(p, ctx);
+        await d.upProject(p, ctx, actor, next);
       }
       ctx.progress(0.9);
       failpoint('paths.started');
     } catch (err) {
       ctx.log(`the move failed (${errorMessage(err)}): putting everything back where it was`);
-      await undo(rec, ctx);
+      await undo(rec, ctx, actor);
       throw err;
     }
     d.settings.update(actor, Object.fromEntries(moves.map((m) => [m.key, m.to])));
@@ -287,13 +314,14 @@ export function createPathMove(d: PathMoveDeps) {
 
   /** At start, for a move a crash cut off: before the switch everything goes back; after it the old folders are removed. */
   const resolver: Resolver = async (_job, detail, ctx) => {
+    const actor = KADE_ITSELF;
     const rec = readRecord(detail);
     if (!rec) return 'interrupted before it changed anything';
     if (rec.phase === 'switched') {
       removeOld(rec, ctx);
       return 'the move was complete; the old folders are removed';
     }
-    await undo(rec, ctx);
+    await undo(rec, ctx, actor);
     return 'rolled back: the apps run from the old folders, the copy is removed';
   };
 

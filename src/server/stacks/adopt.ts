@@ -86,7 +86,8 @@ export function createAdopt(c: StackContext) {
       events: c.events,
     });
     enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
-    await c.compose.validate({ name: project, dir: real, file });
+    const adopted = { name: project, stack: name, dir: real, file };
+    await c.compose.validate(adopted, { actor });
 
     const meta = emptyMeta(c.clock().toISOString(), { adopted: { path: real, project } });
     mkdirSync(c.dirs.adoptedDir, { recursive: true, mode: 0o700 });
@@ -98,6 +99,8 @@ export function createAdopt(c: StackContext) {
       rmSync(metaPath, { force: true });
       throw err;
     }
+    // Judged above as this user: the files as they are now are the ones Kade runs (a later hand edit asks an admin to accept it).
+    c.gate.seal(adopted, actor);
     c.events.emit({ type: 'stack.adopted', actor, source: 'stacks', target: name, status: 'ok', detail: { path: real, project } });
     return name;
   };

@@ -7,7 +7,9 @@ import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { realPathOf } from '../settings/path-check.ts';
 import { allFields } from '../templates/render.ts';
+import { enforceStructure } from './bind-structure.ts';
 import { type HostSource, hostSources } from './compose-sources.ts';
+import { COMPOSE_NAMES, ENV_FILE } from './stack-files.ts';
 
 /**
  * The bind-path policy: an allow list. A host path an app may use (bind source, device, a file compose reads)
@@ -47,7 +49,7 @@ const NEVER_ALLOWED = ['/etc', '/proc', '/sys', '/boot', '/dev'];
 const OFFERED_DEVICE = /^\/dev\/(tty(USB|ACM)\d+|video\d+|dri(\/[^/]+)?)$/;
 
 /** A path as written (normalised) and with the links of its existing part followed. */
-const spellings = (p: string): string[] => {
+export const spellings = (p: string): string[] => {
   const n = normalisePath(p);
   return [...new Set([n, realPathOf(n)])];
 };
@@ -72,7 +74,7 @@ export function allowedDirProblem(raw: string, k: Omit<BindRules, 'allowedHostDi
 }
 
 /** The admin's list with every entry that is no longer a valid allowed folder dropped (a hand edit, a changed socket). */
-function allowedDirs(rules: BindRules): string[] {
+export function allowedDirs(rules: BindRules): string[] {
   return rules
     .allowedHostDirs()
     .filter((d) => allowedDirProblem(d, rules) === null)
@@ -173,6 +175,10 @@ export interface Enforcement {
   events: EventBus;
   /** The field a refused source was typed in (an extra folder, a form field), for the form to mark it. */
   fieldOf?: (s: HostSource) => string | null;
+  /** Outside paths an admin confirmed when the app's files were written (file-seal.ts): allowed again without a new confirmation. */
+  approved?: ReadonlySet<string>;
+  /** The files compose reads for the app (default: the compose file names and `.env` in its folder), for the structure rules. */
+  files?: readonly string[];
 }
 
 /** The one refusal text: it names the rule, never whether the path exists or why it failed. */
@@ -186,7 +192,7 @@ const notAllowed = (path: string, own: string) =>
 export function enforceSources(sources: HostSource[], scope: BindScope, rules: BindRules, e: Enforcement): void {
   const refused = sources.flatMap((s) => {
     const j = judge(s, scope, rules);
-    return j.ok ? [] : [{ s, j }];
+    return j.ok || (j.otherApp === null && e.approved?.has(j.path)) ? [] : [{ s, j }];
   });
   if (refused.length === 0) return;
   const fieldsOf = (list: typeof refused) => [...new Set(list.map((r) => e.fieldOf?.(r.s) ?? r.s.where))];
@@ -230,4 +236,10 @@ export function enforceCompose(text: string, env: Record<string, string>, scope:
     throw new AppError('compose_invalid', `the compose file cannot be read: ${(err as Error).message.split('\n')[0]}`, { fields: ['content'] });
   }
   enforceSources(sources, scope, rules, e);
+  // Past the allow list, the paths an admin confirmed (now or when the files were written) may read the app's own files.
+  const approved = new Set([...(e.approved ?? []), ...(e.confirm ?? []).map((p) => normalisePath(p))]);
+  enforceStructure(sources, { ...scope, files: e.files ?? ownFiles(scope.stackDir) }, rules, approved);
 }
+
+/** The files compose reads in an app's folder: every compose file name and `.env`. */
+const ownFiles = (dir: string): string[] => [...COMPOSE_NAMES, ENV_FILE].map((f) => joinPath(dir, f));

@@ -144,6 +144,27 @@ export function composePowers(composeText: string, env: Record<string, string> =
   return Object.entries(services).flatMap(([name, svc]) => (isObj(svc) ? servicePowers(name, svc, env) : []));
 }
 
+/** One power as a seal keeps it: `service:power:value`. */
+export const powerKey = (u: PowerUse): string => `${u.service}:${u.power}:${u.value}`;
+
+/**
+ * `.env` keys compose reads as its own settings (COMPOSE_FILE, COMPOSE_PROJECT_NAME, DOCKER_HOST, …): an app's `.env`
+ * that sets one makes compose run other files, another project or another engine than the ones Kade judged.
+ */
+export function enforceEnvKeys(env: Record<string, string>): void {
+  const key = Object.keys(env).find((k) => /^(COMPOSE_|DOCKER_)/i.test(k));
+  if (key) {
+    throw new AppError(
+      'compose_refused',
+      `.env sets '${key}': names starting with COMPOSE_ or DOCKER_ change how compose itself runs and are set by Kade only`,
+      {
+        params: { reason: 'env_key', where: '.env', key },
+        fields: ['content'],
+      },
+    );
+  }
+}
+
 /** Devices are judged by the host-folder allow list (bind policy); the other powers by ALLOW_PRIVILEGED_APPS. */
 export const gatedPowers = (uses: PowerUse[]): PowerUse[] => uses.filter((u) => u.power !== 'devices');
 
@@ -163,11 +184,23 @@ export const mayUsePowers = (actor: Actor, uses: PowerUse[], allow: PrivilegedPo
 export function enforceComposePolicy(
   actor: Actor,
   composeText: string,
-  opts: { env?: Record<string, string>; envText?: string; allow: PrivilegedPolicy },
+  opts: {
+    env?: Record<string, string>;
+    envText?: string;
+    allow: PrivilegedPolicy;
+    /** The environment compose runs with: it wins over `.env` in interpolation, as in compose. */
+    shell?: Readonly<Record<string, string>>;
+    /** What the writer of the app's files was allowed (file-seal.ts): powers an admin set up stay usable by operators. */
+    approved?: { powers: readonly string[]; role: Actor['role'] };
+  },
 ): PowerUse[] {
-  const uses = composePowers(composeText, opts.env ?? parseEnv(opts.envText ?? ''));
+  const dotenv = opts.env ?? parseEnv(opts.envText ?? '');
+  enforceEnvKeys(dotenv);
+  const uses = composePowers(composeText, { ...dotenv, ...opts.shell });
   const gated = gatedPowers(uses);
-  if (!mayUsePowers(actor, uses, opts.allow)) {
+  const approved = opts.approved;
+  const setUp = approved?.role === 'admin' && gated.every((u) => approved.powers.includes(powerKey(u)));
+  if (!setUp && !mayUsePowers(actor, uses, opts.allow)) {
     const powers = describePowers(gated);
     throw new AppError(
       'app_powers_refused',

@@ -8,6 +8,12 @@ export interface HostSource {
   path: string;
   /** `container`: `volumes_from` another container; `volume`: a named volume with a name of its own (explicit or external). */
   kind: 'bind' | 'device' | 'container' | 'volume';
+  /** A bind the container can only read (`:ro`, `read_only: true`). */
+  readOnly?: boolean;
+  /** A bind of a service's `volumes` (or a named volume's `driver_opts.device`): a folder the container sees, not a file compose reads. */
+  mount?: boolean;
+  /** A compose file read in (`include`, `extends.file`): it defines services the policy never sees. */
+  composeText?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -34,7 +40,10 @@ export function interpolate(value: string, env: Record<string, string>): string 
 /** Whether a short-syntax volume source is a host path (compose: it starts with `.`, `/` or `~`) rather than a volume name. */
 const isHostPath = (s: string): boolean => /^[./~]/.test(s);
 
-type Add = (where: string, raw: unknown, kind: HostSource['kind']) => void;
+type Add = (where: string, raw: unknown, kind: HostSource['kind'], more?: Pick<HostSource, 'readOnly' | 'mount' | 'composeText'>) => void;
+
+/** The mode part of a short-syntax volume (`ro`, `rw,z`, …) says read-only. */
+const readOnlyMode = (mode: string | undefined): boolean => (mode ?? '').split(',').some((m) => m.trim() === 'ro');
 
 /** `add` interpolates; a short syntax string is interpolated first (a variable may hold the colon) and added as it is. */
 function serviceSources(svcName: string, svc: Obj, add: Add, env: Record<string, string>): void {
@@ -43,9 +52,13 @@ function serviceSources(svcName: string, svc: Obj, add: Add, env: Record<string,
   const escaped = (s: string) => s.replace(/\$/g, '$$$$');
   volumes.forEach((v, i) => {
     if (typeof v === 'string') {
+      // Compose trims the source: `" /etc:/data"` binds /etc.
       const parts = interpolate(v, env).split(':');
-      if (parts.length >= 2 && isHostPath(parts[0] ?? '')) add(`${at}.volumes.${i}`, escaped(parts[0] ?? ''), 'bind');
-    } else if (isObj(v) && v.type === 'bind') add(`${at}.volumes.${i}.source`, v.source ?? '', 'bind');
+      const source = (parts[0] ?? '').trim();
+      if (parts.length >= 2 && isHostPath(source)) add(`${at}.volumes.${i}`, escaped(source), 'bind', { readOnly: readOnlyMode(parts[2]), mount: true });
+    } else if (isObj(v) && v.type === 'bind') {
+      add(`${at}.volumes.${i}.source`, v.source ?? '', 'bind', { readOnly: v.read_only === true || String(v.read_only) === 'true', mount: true });
+    }
   });
   const devices = Array.isArray(svc.devices) ? svc.devices : [];
   devices.forEach((d, i) => {
@@ -59,7 +72,7 @@ function serviceSources(svcName: string, svc: Obj, add: Add, env: Record<string,
   // A build context on the host is read into the image: the same rule as a bind.
   const context = typeof svc.build === 'string' ? svc.build : isObj(svc.build) ? svc.build.context : undefined;
   if (typeof context === 'string' && !/^[a-z]+:\/\/|^git@|\.git(#|$)/i.test(context)) add(`${at}.build.context`, context, 'bind');
-  if (isObj(svc.extends) && typeof svc.extends.file === 'string') add(`${at}.extends.file`, svc.extends.file, 'bind');
+  if (isObj(svc.extends) && typeof svc.extends.file === 'string') add(`${at}.extends.file`, svc.extends.file, 'bind', { composeText: true });
   // Another container's volumes (Kade's own, another app's); `service` or `service:ro` of the same app is fine.
   const from = Array.isArray(svc.volumes_from) ? svc.volumes_from : [];
   from.forEach((v, i) => {
@@ -75,8 +88,8 @@ function serviceSources(svcName: string, svc: Obj, add: Add, env: Record<string,
 export function hostSources(text: string, env: Record<string, string>): HostSource[] {
   const doc = parse(text, { merge: true, maxAliasCount: 100 }) as unknown;
   const out: HostSource[] = [];
-  const add = (where: string, raw: unknown, kind: HostSource['kind']) => {
-    out.push({ where, path: typeof raw === 'string' ? interpolate(raw, env).trim() : String(raw ?? ''), kind });
+  const add: Add = (where, raw, kind, more = {}) => {
+    out.push({ where, path: typeof raw === 'string' ? interpolate(raw, env).trim() : String(raw ?? ''), kind, ...more });
   };
   if (!isObj(doc)) return out;
   const services = isObj(doc.services) ? doc.services : {};
@@ -92,7 +105,7 @@ export function hostSources(text: string, env: Record<string, string>): HostSour
         .split(',')
         .map((x) => x.trim());
       const remote = /^(nfs4?|cifs|smb3?)$/.test(interpolate(String(opts.type ?? ''), env).trim()) && !o.includes('bind') && !o.includes('rbind');
-      if (!remote) add(`volumes.${name}.driver_opts.device`, opts.device, 'bind');
+      if (!remote) add(`volumes.${name}.driver_opts.device`, opts.device, 'bind', { mount: true, readOnly: o.includes('ro') });
     }
   }
   for (const top of ['secrets', 'configs'] as const) {
@@ -103,7 +116,7 @@ export function hostSources(text: string, env: Record<string, string>): HostSour
   include.forEach((inc, i) => {
     const paths = typeof inc === 'string' ? [inc] : isObj(inc) ? (Array.isArray(inc.path) ? inc.path : [inc.path]) : [];
     paths.forEach((p, j) => {
-      add(`include.${i}.path.${j}`, p, 'bind');
+      add(`include.${i}.path.${j}`, p, 'bind', { composeText: true });
     });
   });
   return out;

@@ -146,21 +146,24 @@ export function createConnect(c: StackContext) {
       try {
         write(p.files);
         ctx.log('wrote the compose file and the metadata');
-        failpoint('connect.file');
         const project = c.dirs.project(p.loc);
-        await c.compose.validate(project);
+        c.gate.seal(project, actor);
+        failpoint('connect.file');
+        await c.compose.validate(project, { actor });
         ctx.log('compose file is valid');
         if (!leaving) await c.networks.ensure(req.network);
         ctx.progress(0.3);
         started = true;
-        await c.up(project, ctx);
+        await c.up(project, ctx, actor);
       } catch (err) {
         ctx.log(`${leaving ? 'leaving' : 'joining'} network '${req.network}' failed: ${errorMessage(err)}`);
         write(before.map((b) => ({ path: b.path, content: b.content, mode: b.mode })));
+        // The seal follows the files back: they are the ones this user ran before the change.
+        c.gate.seal(c.dirs.project(p.loc), actor);
         ctx.log('the files are as they were');
         if (started) {
           await c.compose
-            .up(c.dirs.project(p.loc), { onOutput: (t) => ctx.log(t) })
+            .up(c.dirs.project(p.loc), { onOutput: (t) => ctx.log(t), actor })
             .then(() => ctx.log('the previous configuration runs again'))
             .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
         }

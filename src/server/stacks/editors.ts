@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { enforceCompose } from './bind-policy.ts';
-import { enforceComposePolicy } from './compose-policy.ts';
+import { enforceComposePolicy, enforceEnvKeys } from './compose-policy.ts';
 import { checkEnvText, maskEnv, parseEnv, unmaskEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
 import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
@@ -61,12 +61,14 @@ export function createEditors(c: StackContext) {
     checkEnvText(content);
     // A variable the compose file interpolates into a bind source moves that bind: judged with the new values.
     const compose = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
+    enforceEnvKeys(parseEnv(content));
     enforceCompose(compose, parseEnv(content), { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
     const snap = c.snapshots.take(loc, 'env_edit');
     const text = content === '' || content.endsWith('\n') ? content : `${content}\n`;
     writeFileAtomic(loc.envPath, text, 0o600);
     chmodSync(loc.envPath, 0o600);
+    if (loc.composeFile) c.gate.seal(c.dirs.project(loc), actor);
     c.events.emit({ type: 'stack.env_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
     return { content: maskEnv(text, Object.values(c.dirs.meta(loc)?.secret_env ?? {})).content, snapshot: snap.id };
   }
@@ -90,13 +92,14 @@ export function createEditors(c: StackContext) {
     const candidate = join(c.tmpDir, `${name}-${randomBytes(4).toString('hex')}.yml`);
     writeFileAtomic(candidate, content, 0o600);
     try {
-      await c.compose.validate({ ...c.dirs.project({ ...loc, composeFile: file }), file: candidate });
+      await c.compose.validate({ ...c.dirs.project({ ...loc, composeFile: file }), file: candidate }, { actor });
     } finally {
       rmSync(candidate, { force: true });
     }
     const snap = c.snapshots.take(loc, 'compose_edit');
     const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
     writeFileAtomic(file, content, mode);
+    c.gate.seal(c.dirs.project({ ...loc, composeFile: file }), actor);
     c.events.emit({ type: 'stack.compose_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
     return { content, snapshot: snap.id };
   }
@@ -125,6 +128,9 @@ export function createEditors(c: StackContext) {
       ctx.record({ snapshot: taken.id, target: id });
       ctx.log(`snapshot ${taken.id} taken of the files as they were; restoring snapshot ${id}`);
       c.snapshots.restore(loc, id);
+      // Judged above as this admin, so sealed as theirs (a snapshot from before seals existed has none of its own).
+      const now = c.dirs.find(name);
+      if (now?.composeFile) c.gate.seal(c.dirs.project(now), actor);
       return taken;
     });
     c.events.emit({ type: 'stack.snapshot_restored', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: id } });

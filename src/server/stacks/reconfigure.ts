@@ -236,8 +236,9 @@ export function createReconfigure(c: StackContext) {
           { afterRename: () => failpoint('reconfigure.file') },
         );
         ctx.log('wrote the re-rendered compose file, .env and metadata');
+        c.gate.seal(p.project, actor);
         ctx.progress(0.2);
-        await c.compose.validate(p.project);
+        await c.compose.validate(p.project, { actor });
         ctx.log('compose file is valid');
         ctx.progress(0.3);
         const changes = changedDatabasePasswords(p.oldDoc, p.newDoc, p.oldEnv, p.newEnv);
@@ -252,7 +253,7 @@ export function createReconfigure(c: StackContext) {
         if (changes.length > 0) ctx.record({ phase: 'up' });
         failpoint('reconfigure.up');
         restarted = true;
-        await c.up(p.project, ctx);
+        await c.up(p.project, ctx, actor);
       } catch (err) {
         ctx.log(`reconfigure failed: ${errorMessage(err)}`);
         if (changed) await setBack(changed, ctx);
@@ -260,7 +261,7 @@ export function createReconfigure(c: StackContext) {
         ctx.log(`restored snapshot ${snap.id}: the files are as they were`);
         if (restarted)
           await c.compose
-            .up(p.project, { onOutput: (t) => ctx.log(t) })
+            .up(p.project, { onOutput: (t) => ctx.log(t), actor })
             .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
         c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: snap.id } });
         throw err;

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { errorMessage } from '../core/errors.ts';
 import type { JobDetail } from '../jobs/job-log.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
+import { KADE_ITSELF } from './compose-gate.ts';
 import { changeDatabasePassword, changedDatabasePasswords } from './db-password.ts';
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
@@ -98,7 +99,7 @@ export function createRecovery(c: StackContext) {
     const r = restoreRecorded(loc, detail, ctx, 'reconfigure');
     const said = 'at' in r ? `rolled back to the snapshot of ${r.at}` : r.none;
     try {
-      await c.up(projectOf(loc), ctx);
+      await c.up(projectOf(loc), ctx, KADE_ITSELF);
     } catch (err) {
       return `${said}; starting the app failed: ${errorMessage(err)}`;
     }

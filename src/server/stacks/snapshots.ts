@@ -6,6 +6,7 @@ import type { SnapshotT } from '../../shared/stack-config.ts';
 import { notFound } from '../core/errors.ts';
 import { failpoint } from '../core/failpoint.ts';
 import { type AtomicFile, writeFileAtomic, writeFilesAtomic } from '../core/fs-atomic.ts';
+import type { Seals } from './file-seal.ts';
 import type { StackLocation } from './stack-dir.ts';
 import { COMPOSE_NAMES } from './stack-files.ts';
 
@@ -28,7 +29,7 @@ const ID = /^[0-9TZ]{16,20}-[0-9a-f]{8}$/;
  * change can be undone byte for byte. This is the one "before a change" step: when backups exist it
  * becomes a real backup. Stored under SVC_DATA/snapshots/<app>/<id>/, readable by Kade only (.env holds secrets).
  */
-export function createSnapshots(root: string, clock: () => Date) {
+export function createSnapshots(root: string, clock: () => Date, seals?: Pick<Seals, 'text' | 'putText'>) {
   const dirOf = (stack: string) => join(root, stack);
   const targets = (loc: StackLocation) => [
     { key: 'compose' as const, path: loc.composeFile ?? join(loc.dir, 'docker-compose.yml') },
@@ -80,6 +81,9 @@ export function createSnapshots(root: string, clock: () => Date) {
       writeFileAtomic(join(dir, t.key), readFileSync(t.path), 0o600);
       return { ...t, mode, present: true };
     });
+    // The seal goes with the files (file-seal.ts): a rollback puts back the files and what Kade knew of them together.
+    const seal = seals?.text(loc.name) ?? null;
+    if (seal !== null) writeFileAtomic(join(dir, 'seal.json'), seal, 0o600);
     const record: SnapshotRecord = { id, stack: loc.name, created_at: now.toISOString(), reason, files };
     writeFileAtomic(join(dir, 'snapshot.json'), `${JSON.stringify(record, null, 2)}\n`, 0o600);
     for (const old of list(loc.name).slice(SNAPSHOTS_KEPT)) rmSync(join(dirOf(loc.name), old.id), { recursive: true, force: true });
@@ -116,6 +120,9 @@ export function createSnapshots(root: string, clock: () => Date) {
       },
     });
     for (const path of removals) rmSync(path, { force: true });
+    const seal = join(dirOf(loc.name), id, 'seal.json');
+    // A snapshot from before seals existed leaves the seal as it is: the gate then asks an admin to accept the files.
+    if (seals && existsSync(seal)) seals.putText(loc.name, readFileSync(seal, 'utf8'));
   }
 
   const forget = (stack: string) => rmSync(dirOf(stack), { recursive: true, force: true });

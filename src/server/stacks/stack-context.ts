@@ -1,10 +1,11 @@
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
-import type { EventBus } from '../core/events.ts';
-import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { Actor, EventBus } from '../core/events.ts';
+import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { PrefillContext } from '../templates/values.ts';
 import type { BindRules } from './bind-policy.ts';
+import type { ComposeGate, GatedCompose } from './compose-gate.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
 import type { Snapshots } from './snapshots.ts';
 import type { StackDirs } from './stack-dir.ts';
@@ -24,7 +25,10 @@ export interface StackContext {
   snapshots: Snapshots;
   catalogue: CatalogueService;
   engine: Engine;
-  compose: Compose;
+  /** Compose behind the gate: every run names its actor and is judged right before it (compose-gate.ts). */
+  compose: GatedCompose;
+  /** Writers seal the files they wrote; admins accept files changed by hand. */
+  gate: ComposeGate;
   jobs: JobsService;
   events: EventBus;
   clock: () => Date;
@@ -42,5 +46,5 @@ export interface StackContext {
   tmpDir: string;
   networks: NetworksPort;
   /** `compose up` and wait until the containers run (or say why not). */
-  up(p: ComposeProject, ctx: JobContext): Promise<void>;
+  up(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
 }

@@ -68,7 +68,7 @@ export function createStackDirs(libraryDir: string, stateDir: string) {
     if (!loc.composeFile) throw new AppError('conflict', `app '${loc.name}' has no compose file`, { params: { stack: loc.name } });
     const name = loc.adopted ? (meta(loc)?.adopted?.project ?? loc.name) : loc.name;
     const override = loc.adopted ? adoptedOverridePath(loc.name) : null;
-    return { name, dir: loc.dir, file: loc.composeFile, ...(override && existsSync(override) ? { overrides: [override] } : {}) };
+    return { name, stack: loc.name, dir: loc.dir, file: loc.composeFile, ...(override && existsSync(override) ? { overrides: [override] } : {}) };
   }
 
   /**

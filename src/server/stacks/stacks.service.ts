@@ -2,6 +2,7 @@ import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT, StackT } from '../../shared/api.ts';
+import type { FilesVerdictT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { requireRole } from '../core/authorize.ts';
@@ -20,11 +21,13 @@ import { type AppData, appDataOf, appDataValues } from './app-data.ts';
 import { createAppList } from './app-list.ts';
 import { type BindRules, enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { applySubnets, projectNetworks, serviceJoins } from './choices.ts';
+import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
 import { createConnect } from './connect.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
+import { createSeals } from './file-seal.ts';
 import { type PreparedInstall, prepareInstall, writeStackDir } from './install.ts';
 import { adoptedProjects, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
@@ -82,11 +85,15 @@ const NO_NETWORKS: NetworksPort = {
 
 export type StackOp = 'start' | 'stop' | 'restart';
 
+/** The gate's refusals: the files changed, or what they ask for is refused as the acting user. */
+const REFUSALS = new Set(['stack_files_refused', 'compose_refused', 'app_powers_refused', 'forbidden_path', 'compose_invalid']);
+
 /** Installed apps: their folders under LIBRARY_DIR are the truth; the engine says how they run. */
 export function createStacksService(d: StacksDeps) {
   const listing = d.fleet ? d.fleet.list : sharedListing(d.engine);
   const dirs = createStackDirs(d.libraryDir, d.stateDir);
-  const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock);
+  const seals = createSeals(join(d.stateDir, 'seals'));
+  const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock, seals);
   const dirOf = (name: string) => join(d.libraryDir, name);
   const binds: BindRules = {
     dataDir: d.dataDir,
@@ -98,10 +105,56 @@ export function createStacksService(d: StacksDeps) {
   };
   const update = d.updateState ?? (() => 'unknown' as const);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
+  /** A gate judging with other folders than those in use (the path move starts apps from the new ones). */
+  const gateFor = (f: { LIBRARY_DIR: string; DATA_DIR: string; BACKUP_DIR: string }): ComposeGate =>
+    createComposeGate({
+      compose: d.compose,
+      seals,
+      binds: { ...binds, libraryDir: f.LIBRARY_DIR, dataDir: f.DATA_DIR, backupDir: f.BACKUP_DIR },
+      allowPrivileged,
+      events: d.events,
+      clock: d.clock,
+    });
+  const gate = gateFor({ LIBRARY_DIR: d.libraryDir, DATA_DIR: d.dataDir, BACKUP_DIR: d.backupDir });
+  const compose = gate.compose;
 
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
 
   const appList = createAppList({ ...d, dirs, listing, update });
+
+  // Apps from before seals existed: sealed as found when their files pass the rules no role changes (compose-gate.ts).
+  for (const name of stackNames(d.libraryDir)) {
+    const loc = dirs.find(name);
+    if (!loc?.composeFile || existsSync(seals.pathOf(name))) continue;
+    const refusal = gate.sealFromBefore(dirs.project(loc));
+    if (refusal) d.logger.warn({ stack: name, reason: refusal.message }, 'the files of this app are not run until an admin accepts them');
+  }
+
+  /** The apps whose files compose would not run now, with why (the doctor lists them). */
+  function refusedFiles(): { name: string; message: string }[] {
+    return stackNames(d.libraryDir).flatMap((name) => {
+      const loc = dirs.find(name);
+      const why = loc?.composeFile ? gate.verdict(dirs.project(loc)) : null;
+      return why ? [{ name, message: why.message }] : [];
+    });
+  }
+
+  /** GET /api/stacks/<name>/files: the refusal every compose run of the app would get now, or ok. */
+  function filesVerdict(actor: Actor, name: string): FilesVerdictT {
+    requireRole(actor, 'viewer', "the state of an app's files");
+    const loc = dirs.locate(name);
+    const why = loc.composeFile ? gate.verdict(dirs.project(loc)) : null;
+    return { ok: why === null, refusal: why ? { code: why.code, message: why.message, params: why.params } : null };
+  }
+
+  /** An admin's "accept the files as they are now" (adopted apps, folders edited by hand), judged first and audited. */
+  function acceptFiles(actor: Actor, name: string, confirm?: readonly string[]): { accepted: string } {
+    requireRole(actor, 'admin', "accepting an app's files");
+    const loc = dirs.locate(name);
+    d.jobs.checkFree(name);
+    gate.accept(project(name), actor, confirm);
+    return { accepted: loc.name };
+  }
 
   function install(
     actor: Actor,
@@ -136,13 +189,14 @@ export function createStacksService(d: StacksDeps) {
         const withSubnets = await planSubnets(req.name, prepared);
         const subnets = Object.entries(withSubnets.meta.subnets ?? {});
         if (subnets.length > 0) ctx.log(`networks of the app: ${subnets.map(([n, s]) => `${n} ${s}`).join(', ')}`);
-        const dir = writeStackDir(d.libraryDir, withSubnets, await d.compose.variant());
+        const dir = writeStackDir(d.libraryDir, withSubnets, await compose.variant());
         ctx.log(`wrote ${dir}`);
+        const p = project(req.name);
+        gate.seal(p, actor);
         failpoint('install.folder');
         ctx.progress(0.2);
-        const p = project(req.name);
-        await d.compose.validate(p);
-        await up(p, ctx);
+        await compose.validate(p, { actor });
+        await up(p, ctx, actor);
         d.events.emit({ type: 'stack.installed', actor, source: 'store', target: req.name, status: 'ok', detail: { repo: req.repo, app: req.app } });
       } catch (err) {
         d.events.emit({ type: 'stack.installed', actor, source: 'store', target: req.name, status: 'failed', detail: { repo: req.repo, app: req.app } });
@@ -197,9 +251,9 @@ export function createStacksService(d: StacksDeps) {
     return dirs.find(projectName) ? projectName : null;
   }
 
-  async function up(p: ComposeProject, ctx: JobContext): Promise<void> {
+  async function up(p: ComposeProject, ctx: JobContext, actor: Actor, via: ComposeGate = gate): Promise<void> {
     ctx.log('starting containers');
-    await d.compose.up(p, { onOutput: (t) => ctx.log(t) });
+    await via.compose.up(p, { onOutput: (t) => ctx.log(t), actor });
     ctx.progress(0.7);
     await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
   }
@@ -207,15 +261,15 @@ export function createStacksService(d: StacksDeps) {
   function operate(actor: Actor, name: string, op: StackOp): JobT {
     const p = project(name);
     return d.jobs.start({ kind: `stack.${op}`, stack: name, actor }, async (ctx) => {
-      const out = { onOutput: (t: string) => ctx.log(t) };
-      if (op === 'start') await up(p, ctx);
-      else if (op === 'stop') await d.compose.stop(p, out);
+      const out = { onOutput: (t: string) => ctx.log(t), actor };
+      if (op === 'start') await up(p, ctx, actor);
+      else if (op === 'stop') await stopEvenIfRefused(p, ctx, actor);
       else if ((await d.engine.listContainers({ project: p.name })).length === 0) {
         // `compose restart` refuses an app whose containers do not exist (an install cut off before `up`): create them.
         ctx.log('the app has no containers yet: creating them');
-        await up(p, ctx);
+        await up(p, ctx, actor);
       } else {
-        await d.compose.restart(p, out);
+        await compose.restart(p, out);
         await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
       }
       d.events.emit({ type: `stack.${op}`, actor, source: 'stacks', target: name, status: 'ok' });
@@ -262,7 +316,7 @@ export function createStacksService(d: StacksDeps) {
         const data = opts.removeData ? await dataOf(loc) : null;
         if (loc.composeFile) {
           ctx.log('stopping and removing containers');
-          await d.compose.down(dirs.project(loc), { onOutput: (t) => ctx.log(t) });
+          await downEvenIfRefused(dirs.project(loc), ctx, actor);
         }
         ctx.progress(0.6);
         rmSync(loc.dir, { recursive: true, force: true });
@@ -277,6 +331,7 @@ export function createStacksService(d: StacksDeps) {
         }
       }
       snapshots.forget(name);
+      seals.forget(name);
       d.events.emit({
         type: 'stack.deleted',
         actor,
@@ -286,6 +341,36 @@ export function createStacksService(d: StacksDeps) {
         detail: { remove_data: opts.removeData, adopted: loc.adopted },
       });
     });
+  }
+
+  /**
+   * Stopping never depends on the files: when the gate refuses them (changed outside Kade), the app's containers are
+   * stopped through the engine by their project label, which reads no file.
+   */
+  async function stopEvenIfRefused(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void> {
+    try {
+      await compose.stop(p, { onOutput: (t) => ctx.log(t), actor });
+    } catch (err) {
+      if (!(err instanceof AppError) || !REFUSALS.has(err.code)) throw err;
+      ctx.log(`compose refused: ${err.message}`);
+      ctx.log("stopping the app's containers through the engine instead");
+      for (const c of await d.engine.listContainers({ project: p.name })) if (c.state === 'running') await d.engine.stopContainer(c.id);
+    }
+  }
+
+  /** Removing an app never depends on its files either: its containers go through the engine when the gate refuses. */
+  async function downEvenIfRefused(p: ComposeProject, ctx: JobContext, actor: Actor, via: ComposeGate = gate): Promise<void> {
+    try {
+      await via.compose.down(p, { onOutput: (t) => ctx.log(t), actor });
+    } catch (err) {
+      if (!(err instanceof AppError) || !REFUSALS.has(err.code)) throw err;
+      ctx.log(`compose refused: ${err.message}`);
+      ctx.log("removing the app's containers through the engine instead");
+      for (const c of await d.engine.listContainers({ project: p.name })) {
+        if (c.state === 'running') await d.engine.stopContainer(c.id);
+        await d.engine.removeContainer(c.id);
+      }
+    }
   }
 
   /** Installed app names per source template (`repo/app`), from the stack files alone: no engine call. */
@@ -306,7 +391,8 @@ export function createStacksService(d: StacksDeps) {
     snapshots,
     catalogue: d.catalogue,
     engine: d.engine,
-    compose: d.compose,
+    compose,
+    gate,
     jobs: d.jobs,
     events: d.events,
     clock: d.clock,
@@ -341,8 +427,19 @@ export function createStacksService(d: StacksDeps) {
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
     connect,
-    /** `compose up` and wait until the containers run (the restore of a backup). */
+    /** `compose up` and wait until the containers run (the restore of a backup, the path move). */
     upProject: up,
+    /** `compose down`, or the containers removed through the engine when the gate refuses the files. */
+    downProject: downEvenIfRefused,
+    /** `compose stop`, or the containers stopped through the engine when the gate refuses the files. */
+    stopProject: stopEvenIfRefused,
+    gateFor,
+    seals,
+    refusedFiles,
+    filesVerdict,
+    acceptFiles,
+    /** The one gate in front of every compose run for an app (compose-gate.ts): backups, updates and the path move run compose through it. */
+    gate,
     judgeFiles,
     /** The template an app was installed from, when its repo still has it (a backup reads its database declaration). */
     templateOf(name: string): TemplateFileT | null {

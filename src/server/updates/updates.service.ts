@@ -1,9 +1,10 @@
 import type { JobT } from '../../shared/api.ts';
 import { requireRole } from '../core/authorize.ts';
 import type { Actor, EventBus } from '../core/events.ts';
-import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { GatedCompose } from '../stacks/compose-gate.ts';
 import { waitUntilUp } from '../stacks/wait.ts';
 import { withRegistryAuth } from './docker-config.ts';
 import type { RegistryCredentials } from './registry-client.ts';
@@ -20,7 +21,8 @@ export interface UpdatesDeps {
   /** The compose project of an installed stack; throws not_found / invalid_name like the stacks service. */
   project: (name: string) => ComposeProject;
   jobs: JobsService;
-  compose: Compose;
+  /** Compose behind the stacks' gate (compose-gate.ts). */
+  compose: GatedCompose;
   engine: Engine;
   events: EventBus;
   credentials: () => RegistryCredentials | null;
@@ -31,16 +33,16 @@ export interface UpdatesDeps {
 export function createUpdatesService(d: UpdatesDeps) {
   const beforeUpdate = d.beforeUpdate ?? (async () => undefined);
 
-  async function pullAndRecreate(p: ComposeProject, ctx: JobContext): Promise<void> {
+  async function pullAndRecreate(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void> {
     await beforeUpdate(p, ctx);
     ctx.progress(0.2);
     const creds = d.credentials();
     ctx.log(creds ? `pulling images (with the account for ${creds.host})` : 'pulling images');
     if (creds) ctx.mask(creds.token);
-    await withRegistryAuth(creds, (env) => d.compose.pull(p, { onOutput: (t) => ctx.log(t), env }));
+    await withRegistryAuth(creds, (env) => d.compose.pull(p, { onOutput: (t) => ctx.log(t), env, actor }));
     ctx.progress(0.6);
     ctx.log('recreating containers whose image changed');
-    await d.compose.up(p, { onOutput: (t) => ctx.log(t) });
+    await d.compose.up(p, { onOutput: (t) => ctx.log(t), actor });
     ctx.progress(0.8);
     await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
   }
@@ -59,7 +61,7 @@ export function createUpdatesService(d: UpdatesDeps) {
       const p = d.project(name);
       return d.jobs.start({ kind: 'stack.update', stack: name, actor }, async (ctx) => {
         try {
-          await pullAndRecreate(p, ctx);
+          await pullAndRecreate(p, ctx, actor);
         } catch (err) {
           d.events.emit({ type: 'stack.updated', actor, source: 'stacks', target: name, status: 'failed' });
           throw err;

@@ -33,6 +33,9 @@ export function errorText(err: unknown): string {
     const roleKey = `role.${params.role}`;
     if (isMessageKey(roleKey)) params.role = t(roleKey);
   }
+  // A code with several reasons (compose_refused: a label, a bind of the app's own files, a link…) has a text per reason.
+  const byReason = `error.${err.code}.${String(params.reason ?? '')}`;
+  if (typeof params.reason === 'string' && isMessageKey(byReason)) return t(byReason, params);
   const key = `error.${err.code}`;
   if (isMessageKey(key)) return t(key, params);
   return err.detail || t('error.unexpected', { status: err.status });

@@ -177,6 +177,16 @@ export const en = {
   'error.read_only_setting': '{field} cannot be changed here.',
   'error.setting_not_available': '{field} cannot be saved yet: the feature it belongs to is not available yet.',
   'error.compose_refused': 'The compose file is refused: {where} sets the label {label}, which only Kade and compose may set.',
+  'error.compose_refused.own_files':
+    '{where} binds {path}, which holds the files Kade runs the app from: no container may reach its own compose file or .env. Bind a folder below the data folder of the app instead.',
+  'error.compose_refused.nested_bind':
+    '{where} binds {path}, which lies inside another folder the app may write: a container could replace it with a link. Bind them as sibling folders.',
+  'error.compose_refused.link': '{path} is a link: a bind source must be a real folder or file, so no container can point it elsewhere.',
+  'error.compose_refused.compose_file_read_in':
+    '{where} reads in another compose file ({path}): Kade judges only the compose file it runs, so include and extends.file are not allowed.',
+  'error.compose_refused.env_key': '.env sets {key}: names starting with COMPOSE_ or DOCKER_ change how compose itself runs and are set by Kade only.',
+  'error.stack_files_refused': 'Kade does not run the files of {stack}: {file} is not the file Kade wrote. An admin can accept the files as they are now.',
+  'error.stack_files_refused.not_accepted': 'Kade does not run the files of {stack}: they were never accepted. An admin can accept the files as they are now.',
   'error.app_powers_refused': 'This app asks for powers over the host ({powers}); only an admin may install or change it.',
   'error.network_invalid': 'The network cannot be made this way.',
   'error.network_in_use': 'Network {name} is in use by {stacks}: take those apps off it first.',

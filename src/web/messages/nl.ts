@@ -175,6 +175,19 @@ export const nl: Record<MessageKey, string> = {
   'error.read_only_setting': '{field} kan hier niet gewijzigd worden.',
   'error.setting_not_available': '{field} kan nog niet worden opgeslagen: de functie waar het bij hoort is nog niet beschikbaar.',
   'error.compose_refused': 'Het compose-bestand wordt geweigerd: {where} zet het label {label}, dat alleen Kade en compose mogen zetten.',
+  'error.compose_refused.own_files':
+    '{where} koppelt {path}, waarin de bestanden staan waarmee Kade de app draait: geen container mag bij zijn eigen compose-bestand of .env. Koppel een map onder de datamap van de app.',
+  'error.compose_refused.nested_bind':
+    '{where} koppelt {path}, dat binnen een andere map ligt waarin de app mag schrijven: een container zou het door een link kunnen vervangen. Koppel ze als naast elkaar liggende mappen.',
+  'error.compose_refused.link': '{path} is een link: een gekoppelde bron moet een echte map of een echt bestand zijn, zodat geen container hem kan omleggen.',
+  'error.compose_refused.compose_file_read_in':
+    '{where} leest een ander compose-bestand in ({path}): Kade beoordeelt alleen het compose-bestand dat het draait, dus include en extends.file zijn niet toegestaan.',
+  'error.compose_refused.env_key':
+    '.env zet {key}: namen die met COMPOSE_ of DOCKER_ beginnen veranderen hoe compose zelf draait en worden alleen door Kade gezet.',
+  'error.stack_files_refused':
+    'Kade draait de bestanden van {stack} niet: {file} is niet het bestand dat Kade schreef. Een beheerder kan de bestanden accepteren zoals ze nu zijn.',
+  'error.stack_files_refused.not_accepted':
+    'Kade draait de bestanden van {stack} niet: ze zijn nooit geaccepteerd. Een beheerder kan de bestanden accepteren zoals ze nu zijn.',
   'error.app_powers_refused': 'Deze app vraagt macht over de host ({powers}); alleen een beheerder mag hem installeren of wijzigen.',
   'error.network_invalid': 'Het netwerk kan zo niet worden gemaakt.',
   'error.network_in_use': 'Netwerk {name} wordt gebruikt door {stacks}: haal die apps er eerst af.',

@@ -3,11 +3,14 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { JobAccepted, Stack } from '../../../shared/api.ts';
 import {
+  AcceptFilesRequest,
   AdoptRequest,
   EnvContent,
   FileContent,
   FileSave,
   FileSaved,
+  FilesAccepted,
+  FilesVerdict,
   ImageTags,
   ReconfigureRequest,
   RestoreRequest,
@@ -129,6 +132,25 @@ const adopt = defineRoute('operator', {
   responses: { 201: json(Stack), ...PROBLEMS },
 });
 
+const filesVerdict = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/stacks/{name}/files',
+  tags: TAGS,
+  summary:
+    "Whether Kade runs the app's files as they are now: they must be the files Kade wrote (or an admin accepted) and pass the compose and bind policies; else the refusal every compose run of the app would get",
+  request: { params: NameParam },
+  responses: { 200: json(FilesVerdict), ...PROBLEMS },
+});
+const acceptFiles = defineRoute('admin', {
+  method: 'post',
+  path: '/api/stacks/{name}/files/accept',
+  tags: TAGS,
+  summary:
+    "Accept the app's compose file and .env as they are now (an adopted app, or files edited by hand): judged first like a compose edit (host paths outside the app need confirm_outside_paths), then recorded as the files Kade runs; audited",
+  request: { params: NameParam, body: { required: false, content: { 'application/json': { schema: AcceptFilesRequest } } } },
+  responses: { 200: json(FilesAccepted), ...PROBLEMS },
+});
+
 const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 
 export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
@@ -156,6 +178,11 @@ export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
     const { name, id } = c.req.valid('param');
     const body = (c.req.valid('json') as { confirm_outside_paths?: string[] } | undefined) ?? {};
     return c.json(s.stacks.restoreSnapshot(actorOf(c), name, id, body.confirm_outside_paths), 200);
+  });
+  app.openapi(filesVerdict, (c) => c.json(s.stacks.filesVerdict(actorOf(c), c.req.valid('param').name), 200));
+  app.openapi(acceptFiles, (c) => {
+    const body = (c.req.valid('json') as { confirm_outside_paths?: string[] } | undefined) ?? {};
+    return c.json(s.stacks.acceptFiles(actorOf(c), c.req.valid('param').name, body.confirm_outside_paths), 200);
   });
   app.openapi(data, async (c) => c.json(await s.stacks.data(actorOf(c), c.req.valid('param').name), 200));
   app.openapi(credentials, (c) => c.json(s.stacks.credentials(actorOf(c), c.req.valid('param').name, hostOf(c)), 200));
