@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
-import { AppError } from '../core/errors.ts';
-
-const run = promisify(execFile);
+import { AppError, errorMessage } from '../core/errors.ts';
+import { run } from '../core/exec.ts';
 
 /**
  * Copies everything below `from` into the (existing, empty) folder `to`, keeping owners, modes, times,
@@ -14,16 +11,17 @@ const run = promisify(execFile);
  * keeps neither owners nor hard links.
  */
 export async function copyTree(from: string, to: string): Promise<void> {
-  try {
-    await run('cp', ['-a', '--', `${from}/.`, `${to}/`], { maxBuffer: 4 << 20 });
-  } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
-    const full = /No space left|Disk quota/i.test(stderr);
-    throw new AppError(full ? 'disk_full' : 'path_unreachable', `copying ${from} to ${to} failed: ${stderr.split('\n')[0] || String(err)}`, {
-      params: { path: to },
-      cause: err,
-    });
-  }
+  // Through run(): a copy a killed Kade started dies with it, so the next start's resolver never removes the
+  // copy while cp still writes into it. No real bound on a copy of every app's data: a day.
+  const res = await run('cp', ['-a', '--', `${from}/.`, `${to}/`], { maxOutput: 4 << 20, timeoutMs: 24 * 3600_000 }).catch((err: unknown) => {
+    throw new AppError('path_unreachable', `copying ${from} to ${to} failed: ${errorMessage(err)}`, { params: { path: to }, cause: err });
+  });
+  if (res.code === 0) return;
+  const stderr = res.stderr.trim();
+  const full = /No space left|Disk quota/i.test(stderr);
+  throw new AppError(full ? 'disk_full' : 'path_unreachable', `copying ${from} to ${to} failed: ${stderr.split('\n')[0] || `cp ended with code ${res.code}`}`, {
+    params: { path: to },
+  });
 }
 
 /** One entry of a folder tree as the copy must keep it. */
