@@ -44,6 +44,8 @@ let pdeathsig: boolean | null = null;
 let watchdog: ChildProcess | null = null;
 let reaped: Promise<Survivor[]> = Promise.resolve([]);
 const files = new Map<number, string>();
+/** This process's start time and the boot it runs in, read once. */
+let self: { start: number; boot: string } | null = null;
 
 /** One process's group, start time and whether it is a zombie (gone but not reaped); null when there is none. */
 function procInfo(pid: number): ProcInfo | null {
@@ -127,9 +129,8 @@ function tellWatchdog(line: string): void {
 export function childStarted(pid: number, command: string[]): void {
   tellWatchdog(`+${pid}`);
   if (!dir) return;
-  const self = procInfo(process.pid);
-  const info = procInfo(pid);
-  const rec: ChildRecord = { pid, start: info?.start ?? -1, boot: bootId(), owner: process.pid, ownerStart: self?.start ?? -1, command };
+  self ??= { start: procInfo(process.pid)?.start ?? -1, boot: bootId() };
+  const rec: ChildRecord = { pid, start: procInfo(pid)?.start ?? -1, boot: self.boot, owner: process.pid, ownerStart: self.start, command };
   const file = join(dir, `${pid}.json`);
   try {
     writeFileSync(file, JSON.stringify(rec), { mode: 0o600 });
@@ -184,7 +185,14 @@ function readRecord(path: string): ChildRecord | null {
   try {
     const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<ChildRecord>;
     if (typeof r.pid !== 'number' || typeof r.start !== 'number' || typeof r.owner !== 'number') return null;
-    return { pid: r.pid, start: r.start, boot: String(r.boot ?? ''), owner: r.owner, ownerStart: Number(r.ownerStart ?? -1), command: r.command ?? [] };
+    return {
+      pid: r.pid,
+      start: r.start,
+      boot: String(r.boot ?? ''),
+      owner: r.owner,
+      ownerStart: Number(r.ownerStart ?? -1),
+      command: Array.isArray(r.command) ? r.command.map(String) : [],
+    };
   } catch {
     return null;
   }
@@ -201,7 +209,7 @@ export function setChildRegistry(folder: string): Survivor[] {
   hasPdeathsig();
   startWatchdog();
   const boot = bootId();
-  const killed: { rec: ChildRecord; members: number[] }[] = [];
+  const killed: ChildRecord[] = [];
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
     const rec = /^\d+\.json$/.test(name) ? readRecord(path) : null;
@@ -209,19 +217,21 @@ export function setChildRegistry(folder: string): Survivor[] {
     const members = rec ? survivorsOf(rec, boot) : [];
     if (rec && members.length > 0) {
       killGroup(rec.pid, members);
-      killed.push({ rec, members });
+      killed.push(rec);
     }
     rmSync(path, { force: true });
   }
   reaped = waitGone(killed);
-  return killed.map(({ rec }) => ({ pid: rec.pid, command: rec.command.join(' ') }));
+  return killed.map(survivor);
 }
 
-async function waitGone(killed: { rec: ChildRecord; members: number[] }[], timeoutMs = 10_000): Promise<Survivor[]> {
+const survivor = (rec: ChildRecord): Survivor => ({ pid: rec.pid, command: rec.command.join(' ') });
+
+async function waitGone(killed: ChildRecord[], timeoutMs = 10_000): Promise<Survivor[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = killed.filter(({ rec }) => groupMembers(rec.pid, rec.start).length > 0);
-    if (left.length === 0 || Date.now() > deadline) return left.map(({ rec }) => ({ pid: rec.pid, command: rec.command.join(' ') }));
+    const left = killed.filter((rec) => groupMembers(rec.pid, rec.start).length > 0);
+    if (left.length === 0 || Date.now() > deadline) return left.map(survivor);
     await sleep(50);
   }
 }
