@@ -5,12 +5,26 @@
 import { z } from 'zod';
 
 /** SPEC Events: the notification kinds. */
-export const NOTIFICATION_KINDS = ['backup_failed', 'archive_unreadable', 'job_stuck', 'update_available', 'disk_low', 'container_stopped'] as const;
+export const NOTIFICATION_KINDS = [
+  'backup_failed',
+  'archive_unreadable',
+  'job_stuck',
+  'update_available',
+  'disk_low',
+  'container_stopped',
+  'security_refusal',
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 /** What a message is about: a kind, or `test` for the test button. */
 export type MessageKind = NotificationKind | 'test';
 /** Kinds sent once per round per subject (a backup round, a verify, the daily update check, a stuck job's id). */
-export const ROUND_KINDS = ['backup_failed', 'archive_unreadable', 'job_stuck', 'update_available'] as const satisfies readonly NotificationKind[];
+export const ROUND_KINDS = [
+  'backup_failed',
+  'archive_unreadable',
+  'job_stuck',
+  'update_available',
+  'security_refusal',
+] as const satisfies readonly NotificationKind[];
 /** Kinds sent only when a subject enters the state, again only after it has left it. */
 export const TRANSITION_KINDS = ['disk_low', 'container_stopped'] as const satisfies readonly NotificationKind[];
 

@@ -38,6 +38,7 @@ const TITLES: Record<NotificationKind | 'test', (subject: string) => string> = {
   update_available: (s) => `Update available for ${s}`,
   disk_low: (s) => `Low disk space on ${s}`,
   container_stopped: (s) => `Container stopped: ${s}`,
+  security_refusal: (s) => `Kade refused to run the files of ${s}`,
   test: () => 'Test message',
 };
 

@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { realPathOf } from '../settings/path-check.ts';
 import { allFields } from '../templates/render.ts';
-import { enforceStructure } from './bind-structure.ts';
+import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 import { type HostSource, hostSources } from './compose-sources.ts';
 import { COMPOSE_NAMES, ENV_FILE } from './stack-files.ts';
 
@@ -235,6 +235,7 @@ export function enforceCompose(text: string, env: Record<string, string>, scope:
   } catch (err) {
     throw new AppError('compose_invalid', `the compose file cannot be read: ${(err as Error).message.split('\n')[0]}`, { fields: ['content'] });
   }
+  enforceNoLinks(sources, scope, rules);
   enforceSources(sources, scope, rules, e);
   // Past the allow list, the paths an admin confirmed (now or when the files were written) may read the app's own files.
   const approved = new Set([...(e.approved ?? []), ...(e.confirm ?? []).map((p) => normalisePath(p))]);

@@ -46,8 +46,27 @@ export function linkOnTheWay(path: string, roots: readonly string[]): string | n
   return null;
 }
 
+const mountsOf = (sources: HostSource[], scope: BindScope) => sources.filter((s) => s.kind === 'bind' && s.mount).map((s) => ({ s, path: absolute(s, scope) }));
+
+/** Refuses the first bind source that is a link or passes through one below the folder it is allowed in. */
+export function enforceNoLinks(sources: HostSource[], scope: BindScope, rules: BindRules): void {
+  const mounts = mountsOf(sources, scope);
+  const roots = [ownDataDir(rules, scope.app), scope.stackDir, ...allowedDirs(rules)];
+  for (const { s, path } of mounts) {
+    const link = linkOnTheWay(path, roots);
+    if (link) {
+      throw refused(
+        'link',
+        s.where,
+        link,
+        `${s.where} binds '${path}', but '${link}' is a link: a bind source must be a real folder or file, so no container can point it elsewhere`,
+      );
+    }
+  }
+}
+
 /**
- * Refuses the first bind that breaks the shape above, naming it. `approvedOutside` holds the paths an admin
+ * Refuses the first bind that breaks the shape above (links aside: enforceNoLinks), naming it. `approvedOutside` holds the paths an admin
  * confirmed for this app: only those may read (never write) the app's own files.
  */
 export function enforceStructure(sources: HostSource[], scope: StructureScope, rules: BindRules, approvedOutside: ReadonlySet<string> = new Set()): void {
@@ -62,7 +81,7 @@ export function enforceStructure(sources: HostSource[], scope: StructureScope, r
       );
     }
   }
-  const mounts = binds.filter((s) => s.mount).map((s) => ({ s, path: absolute(s, scope) }));
+  const mounts = mountsOf(sources, scope);
   for (const { s, path } of mounts) {
     if (reachesOwnFiles(path, scope) && !(s.readOnly && approvedOutside.has(path))) {
       throw refused(
@@ -82,18 +101,6 @@ export function enforceStructure(sources: HostSource[], scope: StructureScope, r
         inner.s.where,
         inner.path,
         `${inner.s.where} binds '${inner.path}', which lies inside '${outer.path}' that ${outer.s.where} binds writable: a container could replace it with a link. Bind them as sibling folders`,
-      );
-    }
-  }
-  const roots = [ownDataDir(rules, scope.app), scope.stackDir, ...allowedDirs(rules)];
-  for (const { s, path } of mounts) {
-    const link = linkOnTheWay(path, roots);
-    if (link) {
-      throw refused(
-        'link',
-        s.where,
-        link,
-        `${s.where} binds '${path}', but '${link}' is a link: a bind source must be a real folder or file, so no container can point it elsewhere`,
       );
     }
   }

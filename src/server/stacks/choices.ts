@@ -3,11 +3,13 @@ import { type ServiceChoicesT, TAG_PATTERN } from '../../shared/stack-config.ts'
 import { AppError } from '../core/errors.ts';
 import type { StackMetaT } from './stack-files.ts';
 
-export type ForbiddenReason = 'relative' | 'not_a_device';
+export type ForbiddenReason = 'relative' | 'not_a_device' | 'variable';
 
 const EXPLAIN: Record<ForbiddenReason, string> = {
   relative: 'is not an absolute path',
   not_a_device: 'is not a device under /dev',
+  // Written into the compose file as typed, compose would read `${X}` as a variable and bind what it holds.
+  variable: "holds '$', which compose would read as a variable: type the folder itself",
 };
 
 /** A host path or device whose spelling is wrong; whether the place is allowed is the bind policy's (bind-policy.ts) to say. */
@@ -27,16 +29,17 @@ export function checkChoices(services: Record<string, ServiceChoicesT>): Record<
     if (c.tag != null && !TAG_PATTERN.test(c.tag)) throw new AppError('validation', `${at}.tag '${c.tag}' is not an image tag`, { fields: [`${at}.tag`] });
     const volumes = (c.volumes ?? []).map((v, i) => {
       if (!v.host.trim().startsWith('/')) throw forbiddenPath(v.host, 'relative', `${at}.volumes.${i}.host`);
+      if (v.host.includes('$')) throw forbiddenPath(v.host, 'variable', `${at}.volumes.${i}.host`);
       const container = normalisePath(v.container);
-      if (!container.startsWith('/') || container === '/' || /[:,]/.test(container) || /[:,]/.test(v.host)) {
-        throw new AppError('validation', `${at}.volumes.${i}: the folder inside the app must be an absolute path without ':' or ','`, {
+      if (!container.startsWith('/') || container === '/' || /[:,$]/.test(container) || /[:,]/.test(v.host)) {
+        throw new AppError('validation', `${at}.volumes.${i}: the folder inside the app must be an absolute path without ':', ',' or '$'`, {
           fields: [`${at}.volumes.${i}.container`],
         });
       }
       return { host: normalisePath(v.host), container, read_only: v.read_only };
     });
     const devices = (c.devices ?? []).map((d, i) => {
-      const reason = /[:,]/.test(d) ? 'not_a_device' : devicePathProblem(d);
+      const reason = /[:,]/.test(d) ? 'not_a_device' : d.includes('$') ? 'variable' : devicePathProblem(d);
       if (reason) throw forbiddenPath(d, reason, `${at}.devices.${i}`);
       return normalisePath(d);
     });

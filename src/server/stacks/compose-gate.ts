@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { roleAllows } from '../../shared/roles.ts';
+import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from '../engine/compose.ts';
 import { type BindRules, enforceCompose, judge } from './bind-policy.ts';
-import { enforceStructure } from './bind-structure.ts';
+import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 import { composePowers, enforceComposePolicy, enforceEnvKeys, gatedPowers, type PrivilegedPolicy, powerKey } from './compose-policy.ts';
 import { hostSources } from './compose-sources.ts';
 import { parseEnv } from './env-file.ts';
@@ -179,7 +180,10 @@ export function createComposeGate(d: GateDeps) {
     const admin: Actor = { user: 'doctor', role: 'admin', ip: '' };
     try {
       const s = d.seals.read(appOf(p));
-      if (!s) return refusedFiles(appOf(p), 'not_accepted', p.file);
+      if (!s) {
+        judgeNow(p, admin, null);
+        return refusedFiles(appOf(p), 'not_accepted', p.file);
+      }
       const changed = d.seals.changed(s, filesOf(p));
       if (changed) return refusedFiles(appOf(p), 'changed', changed.path);
       judgeNow(p, admin, s);
@@ -194,6 +198,7 @@ export function createComposeGate(d: GateDeps) {
    * confirmation, audited), then sealed. Adopted apps and folders edited by hand come back under the gate this way.
    */
   function accept(p: ComposeProject, actor: Actor, confirm?: readonly string[]): void {
+    requireRole(actor, 'admin', "accepting an app's files");
     const files = filesOf(p);
     const text = readTextOrEmpty(files.compose);
     const dotenv = parseEnv(readTextOrEmpty(files.env));
@@ -223,7 +228,10 @@ export function createComposeGate(d: GateDeps) {
     try {
       enforceEnvKeys(dotenv);
       composePowers(text, env);
-      enforceStructure(hostSources(text, env), { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) }, d.binds);
+      const sources = hostSources(text, env);
+      const scope = { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) };
+      enforceNoLinks(sources, scope, d.binds);
+      enforceStructure(sources, scope, d.binds);
     } catch (err) {
       return err instanceof AppError ? err : new AppError('compose_invalid', `the compose file cannot be read: ${String(err)}`);
     }

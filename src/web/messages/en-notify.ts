@@ -71,6 +71,7 @@ export const enNotify = {
   'notify.kind.update_available': 'An update is available',
   'notify.kind.disk_low': 'The disk is almost full',
   'notify.kind.container_stopped': 'A container of an app stopped',
+  'notify.kind.security_refusal': 'Kade refused to run the files of an app',
   'notify.kind.test': 'Test message',
 
   'notify.result.ok': 'Delivered',

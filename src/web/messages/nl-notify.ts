@@ -73,6 +73,7 @@ export const nlNotify: Record<keyof typeof enNotify, string> = {
   'notify.kind.update_available': 'Er is een update beschikbaar',
   'notify.kind.disk_low': 'De schijf is bijna vol',
   'notify.kind.container_stopped': 'Een container van een app is gestopt',
+  'notify.kind.security_refusal': 'Kade weigerde de bestanden van een app te draaien',
   'notify.kind.test': 'Testbericht',
 
   'notify.result.ok': 'Afgeleverd',

@@ -1,7 +1,7 @@
 import type { ChannelInput, ChannelKind, ChannelT, DeliveryT, NotificationsT, NotificationsUpdateT, SmtpSecurity, WebhookFormat } from './notifications-api.ts';
 
 /** The kinds a rule can route, in the order the matrix lists them; the server's list wins when it sends one. */
-export const KINDS = ['backup_failed', 'archive_unreadable', 'job_stuck', 'update_available', 'disk_low', 'container_stopped'] as const;
+export const KINDS = ['backup_failed', 'archive_unreadable', 'job_stuck', 'update_available', 'disk_low', 'container_stopped', 'security_refusal'] as const;
 export const CHANNEL_KINDS: readonly ChannelKind[] = ['push', 'webhook', 'email'];
 export const FORMATS: readonly WebhookFormat[] = ['generic', 'slack', 'discord', 'matrix'];
 export const SECURITIES: readonly SmtpSecurity[] = ['starttls', 'tls', 'none'];
