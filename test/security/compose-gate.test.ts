@@ -57,7 +57,6 @@ const saved = { SVC_DATA: process.env.SVC_DATA, AUTO_SYNC_ON_BOOT: process.env.A
 const library = () => join(kade.baseDir, 'stacks');
 
 async function install(who: ApiClient, app: string, name: string) {
-  // biome-ignore lint/suspicious/noExplicitAny: a job or a problem, read as the test expects
   return who.post<any>('/api/store/install', { repo: 'gate', app, name, values: {} });
 }
 

@@ -239,7 +239,7 @@ export function enforceCompose(text: string, env: Record<string, string>, scope:
   enforceSources(sources, scope, rules, e);
   // Past the allow list, the paths an admin confirmed (now or when the files were written) may read the app's own files.
   const approved = new Set([...(e.approved ?? []), ...(e.confirm ?? []).map((p) => normalisePath(p))]);
-  enforceStructure(sources, { ...scope, files: e.files ?? ownFiles(scope.stackDir) }, rules, approved);
+  enforceStructure(sources, { ...scope, files: e.files ?? ownFiles(scope.stackDir) }, approved);
 }
 
 /** The files compose reads in an app's folder: every compose file name and `.env`. */

@@ -69,7 +69,7 @@ export function enforceNoLinks(sources: HostSource[], scope: BindScope, rules: B
  * Refuses the first bind that breaks the shape above (links aside: enforceNoLinks), naming it. `approvedOutside` holds the paths an admin
  * confirmed for this app: only those may read (never write) the app's own files.
  */
-export function enforceStructure(sources: HostSource[], scope: StructureScope, rules: BindRules, approvedOutside: ReadonlySet<string> = new Set()): void {
+export function enforceStructure(sources: HostSource[], scope: StructureScope, approvedOutside: ReadonlySet<string> = new Set()): void {
   const binds = sources.filter((s) => s.kind === 'bind');
   for (const s of binds) {
     if (s.composeText) {

@@ -231,7 +231,7 @@ export function createComposeGate(d: GateDeps) {
       const sources = hostSources(text, env);
       const scope = { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) };
       enforceNoLinks(sources, scope, d.binds);
-      enforceStructure(sources, scope, d.binds);
+      enforceStructure(sources, scope);
     } catch (err) {
       return err instanceof AppError ? err : new AppError('compose_invalid', `the compose file cannot be read: ${String(err)}`);
     }
