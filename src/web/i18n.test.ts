@@ -20,6 +20,8 @@ const KEYS = Object.keys(EN);
 const COVERED_ELSEWHERE: Record<string, string> = {
   'src/web/components/error-message.tsx t(key)':
     'error.<code> with the params of the server’s problem body; the server owns those params, and a missing one stays visible as {name} (see the t() test)',
+  'src/web/components/error-message.tsx t(byReason)':
+    'error.<code>.<reason>, a text per reason of one code, with the params of the same problem body as error.<code>; test/security/compose-gate.test.ts checks the params each reason carries',
   'src/web/components/network-problems.ts t(key)':
     'netcheck.<code> with the params of the network review and the address check; src/web/components/network-problems.test.ts checks every code and its params in nl and en',
   'src/web/forms/field-problem.ts t(`field.${i.code}` as MessageKey)':

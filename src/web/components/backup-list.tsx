@@ -1,12 +1,12 @@
 import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
-import { ApiError } from '../api.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
 import { formatBytes, formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
 import { Confirm } from './confirm.tsx';
 import { ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
+import { outsidePaths } from './outside-paths.ts';
 import './backups.css';
 
 const when = (iso: string) => formatWhen(iso, getLang());
@@ -60,13 +60,6 @@ export function DeletedNotice({ deleted }: { deleted: BackupT | null }) {
 }
 
 type Running = { kind: 'verify' | 'restore'; job: JobT; ended: JobT | null };
-
-/** The host paths an admin may allow once, from a restore refused for them (`forbidden_path` with `confirm`); null otherwise. */
-function outsidePaths(err: unknown): string[] | null {
-  if (!(err instanceof ApiError) || err.code !== 'forbidden_path' || typeof err.params.confirm !== 'string') return null;
-  const paths = err.params.confirm.split('\n').filter((p) => p !== '');
-  return paths.length > 0 ? paths : null;
-}
 
 interface ItemProps {
   backup: BackupT;
@@ -191,7 +184,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
       <ErrorMessage error={error} onDismiss={() => setError(null)} />
       {asking === 'restore' && outside && (
         <Confirm
-          title={t('backups.outside_confirm', names)}
+          title={t('backups.outside_confirm', { name: b.stack })}
           yes={busy ? t('backups.starting') : t('backups.outside_yes')}
           danger
           onYes={() => void start('restore', outside)}

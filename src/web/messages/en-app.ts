@@ -78,4 +78,15 @@ export const enApp = {
   'appview.apply.title': 'Apply the restored files',
   'appview.apply.hint': 'The restored files are on disk; the app still runs as before until they are applied.',
   'appview.apply.button': 'Apply now',
+  'files_refusal.detail': 'Kade says: {detail}',
+  'files_refusal.accept': 'Accept the files as they are now',
+  'files_refusal.confirm': 'Accept the files of {name} as they are now?',
+  'files_refusal.warning':
+    'Kade judges the compose file and .env first, as it judges a compose edit. Accept only files you checked yourself: from now on Kade runs them as they are. This is recorded in the audit log.',
+  'files_refusal.accept_yes': 'Accept the files',
+  'files_refusal.accepting': 'Accepting…',
+  'files_refusal.outside_confirm': 'Allow these folders for {name} and accept the files?',
+  'files_refusal.outside_intro':
+    'The compose file uses these host folders outside the app, which no app may use now. As an admin you can allow them for this app; the permission is recorded in the audit log.',
+  'files_refusal.outside_yes': 'Allow and accept',
 } as const;

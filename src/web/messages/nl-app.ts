@@ -80,4 +80,15 @@ export const nlApp: Record<keyof typeof enApp, string> = {
   'appview.apply.title': 'Teruggezette bestanden toepassen',
   'appview.apply.hint': 'De teruggezette bestanden staan op schijf; de app draait nog zoals eerst tot ze zijn toegepast.',
   'appview.apply.button': 'Nu toepassen',
+  'files_refusal.detail': 'Kade zegt: {detail}',
+  'files_refusal.accept': 'De bestanden accepteren zoals ze nu zijn',
+  'files_refusal.confirm': 'De bestanden van {name} accepteren zoals ze nu zijn?',
+  'files_refusal.warning':
+    'Kade beoordeelt eerst het compose-bestand en .env, zoals bij een bewerking van compose. Accepteer alleen bestanden die je zelf hebt nagekeken: vanaf nu draait Kade ze zoals ze zijn. Dit komt in het auditlog.',
+  'files_refusal.accept_yes': 'Bestanden accepteren',
+  'files_refusal.accepting': 'Bezig met accepteren…',
+  'files_refusal.outside_confirm': 'Deze mappen toestaan voor {name} en de bestanden accepteren?',
+  'files_refusal.outside_intro':
+    'Het compose-bestand gebruikt deze hostmappen buiten de app, die nu geen app mag gebruiken. Als beheerder kun je ze voor deze app toestaan; de toestemming komt in het auditlog.',
+  'files_refusal.outside_yes': 'Toestaan en accepteren',
 };

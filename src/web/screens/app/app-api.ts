@@ -1,8 +1,8 @@
 import type { JobT, StackDetailT } from '../../../shared/api.ts';
-import type { SnapshotT, StackCredentialsT } from '../../../shared/stack-config.ts';
+import type { FilesVerdictT, SnapshotT, StackCredentialsT } from '../../../shared/stack-config.ts';
 import { request } from '../../api.ts';
 
-export type { SnapshotT, StackCredentialsT, StackDetailT };
+export type { FilesVerdictT, SnapshotT, StackCredentialsT, StackDetailT };
 
 /** The two files of a stack that can be edited as text. */
 export type StackFile = 'compose' | 'env';
@@ -44,3 +44,10 @@ export const restoreSnapshot = (name: string, id: string): Promise<RestoredT> =>
 
 /** Written to the audit log on every call; only ever asked for on a click. */
 export const getCredentials = (name: string): Promise<StackCredentialsT> => request<StackCredentialsT>('GET', `${base(name)}/credentials`);
+
+/** Whether Kade runs the app's files as they are now, and the refusal every compose run would get if not. */
+export const getFilesVerdict = (name: string): Promise<FilesVerdictT> => request<FilesVerdictT>('GET', `${base(name)}/files`);
+
+/** An admin accepts the app's files as they are now (judged first; outside folders only with `confirm`); audited. */
+export const acceptFiles = (name: string, confirm?: string[]): Promise<{ accepted: string }> =>
+  request<{ accepted: string }>('POST', `${base(name)}/files/accept`, confirm ? { confirm_outside_paths: confirm } : {});

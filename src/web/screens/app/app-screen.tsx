@@ -13,6 +13,7 @@ import { getStackDetail, type StackDetailT } from './app-api.ts';
 import { TabList, useHashTab, useVisited } from './app-tabs.tsx';
 import { BackupsTab } from './backups-tab.tsx';
 import { ConfigureTab } from './configure/configure-tab.tsx';
+import { FilesRefusal } from './files-refusal.tsx';
 import { FilesTab } from './files-tab.tsx';
 import { OverviewTab } from './overview-tab.tsx';
 import '../../components/stack.css';
@@ -72,6 +73,7 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
         <FailureLine stack={stack} canOperate={canOperate} onRetry={() => void run(name, 'start')} onRemove={() => setDeleting(true)} />
       )}
       {stack && <MetaLine stack={stack} />}
+      {stack && stack.status !== 'missing_compose' && <FilesRefusal name={name} user={user} onAccepted={reload} />}
       <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
       {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
       <ErrorMessage error={error} />

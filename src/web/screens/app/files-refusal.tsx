@@ -1,0 +1,87 @@
+import { useCallback, useState } from 'preact/hooks';
+import { roleAllows } from '../../../shared/roles.ts';
+import { ApiError, type UserT } from '../../api.ts';
+import { Confirm } from '../../components/confirm.tsx';
+import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
+import { outsidePaths } from '../../components/outside-paths.ts';
+import { usePolled } from '../../components/use-polled.ts';
+import { t } from '../../i18n.ts';
+import { acceptFiles, getFilesVerdict } from './app-api.ts';
+
+/**
+ * Shown while Kade refuses to run the app's files (changed outside Kade, never accepted, or against the policies):
+ * the reason, and for an admin the step "accept the files as they are now", which the server judges first.
+ */
+export function FilesRefusal({ name, user, onAccepted }: { name: string; user: UserT; onAccepted: () => void }) {
+  const fetcher = useCallback(() => getFilesVerdict(name), [name]);
+  const { data, reload } = usePolled(fetcher, 15_000);
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const refusal = data?.refusal;
+  if (!data || data.ok || !refusal) return null;
+  const admin = roleAllows(user.role, 'admin');
+  const outside = outsidePaths(error);
+  const reason = errorText(new ApiError(409, refusal.code, refusal.params, [], refusal.message));
+
+  const accept = async (confirm?: string[]) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await acceptFiles(name, confirm);
+      setAsking(false);
+      reload();
+      onAccepted();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AlertBox>
+      <p>{reason}</p>
+      <p class="error-detail">{t('files_refusal.detail', { detail: refusal.message })}</p>
+      {admin && !asking && (
+        <p>
+          <button type="button" class="btn btn-small" onClick={() => setAsking(true)}>
+            {t('files_refusal.accept')}
+          </button>
+        </p>
+      )}
+      {admin && asking && !outside && (
+        <Confirm
+          title={t('files_refusal.confirm', { name })}
+          yes={busy ? t('files_refusal.accepting') : t('files_refusal.accept_yes')}
+          onYes={() => void accept()}
+          onNo={() => setAsking(false)}
+        >
+          <p>{t('files_refusal.warning')}</p>
+        </Confirm>
+      )}
+      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      {admin && asking && outside && (
+        <Confirm
+          title={t('files_refusal.outside_confirm', { name })}
+          yes={busy ? t('files_refusal.accepting') : t('files_refusal.outside_yes')}
+          danger
+          onYes={() => void accept(outside)}
+          onNo={() => {
+            setError(null);
+            setAsking(false);
+          }}
+        >
+          <p>{t('files_refusal.outside_intro')}</p>
+          <ul class="backup-outside">
+            {outside.map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+          </ul>
+        </Confirm>
+      )}
+    </AlertBox>
+  );
+}
