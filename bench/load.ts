@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     const viewer = new ApiClient(url);
     await viewer.loginAs('viewer', PASSWORD);
     writeChattyApp(baseDir, APP);
+    await admin.acceptFiles(APP);
     const start = await admin.post(`/api/stacks/${APP}/start`);
     const job = await admin.waitJob(start.body.job.id);
     if (job.state !== 'succeeded') throw new Error(`the chatty app did not start: ${job.log.join('\n')}`);

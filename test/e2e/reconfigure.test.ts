@@ -71,6 +71,7 @@ before(async () => {
   addInstalledStack(server.baseDir, OLD, repoId('Old'), 'bulk-001');
   addInstalledStack(server.baseDir, GONE, 'gone-repo', 'gone');
   addInstalledStack(server.baseDir, GITEA, repoId('Examples'), 'gitea');
+  for (const name of [OLD, GONE, GITEA]) await api.acceptFiles(name);
   const inst = await api.post<{ job: { id: string } }>('/api/store/install', {
     repo,
     app: 'hello',

@@ -57,6 +57,7 @@ before(async () => {
   assert.equal((await api.post('/api/users', { name: 'vera', password: PW, role: 'viewer' })).status, 201);
   // An app installed from the examples, so its card carries the installed badge.
   addInstalledStack(server.baseDir, 'whoami-test', 'examples', 'whoami');
+  await api.acceptFiles('whoami-test');
   browser = await launchBrowser();
   page = await openPage(browser, problems);
 });

@@ -14,6 +14,7 @@ function writeStack(name: string, service: string): void {
 }
 
 async function startFails(name: string): Promise<string> {
+  await suite.api.acceptFiles(name);
   const r = await suite.api.post(`/api/stacks/${name}/start`);
   assert.equal(r.status, 202, JSON.stringify(r.body));
   const job = await suite.api.waitJob(r.body.job.id);

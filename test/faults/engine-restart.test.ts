@@ -117,6 +117,7 @@ before(async () => {
   admin = new ApiClient(kade.url);
   await admin.loginAs('admin', PASSWORD);
   writeStack(kade.baseDir);
+  await admin.acceptFiles(APP);
   const started = await job(`/api/stacks/${APP}/start`);
   assert.equal(started.state, 'succeeded', started.log.join('\n'));
   const put = await admin.put('/api/notifications', { channels: [{ id: 'ops', kind: 'webhook', enabled: true, url: `${receiver.url}/hook/ops` }] });

@@ -48,6 +48,15 @@ export class ApiClient {
     if (job.state !== 'succeeded') throw new Error(`the first sync of ${name} ${job.state}:\n${job.log.join('\n')}`);
   }
 
+  /**
+   * An admin accepts the files of an app a test wrote by hand (Kade runs only files it wrote or an admin accepted:
+   * stacks/compose-gate.ts).
+   */
+  async acceptFiles(name: string): Promise<void> {
+    const r = await this.post(`/api/stacks/${encodeURIComponent(name)}/files/accept`, {});
+    if (r.status !== 200) throw new Error(`accepting the files of ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+
   /** Polls a job until it ends; returns the job and its whole log. */
   async waitJob(id: string, timeoutMs = 120_000): Promise<{ state: string; log: string[]; error: string | null }> {
     const deadline = Date.now() + timeoutMs;

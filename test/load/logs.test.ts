@@ -34,6 +34,7 @@ before(async () => {
   viewer = new ApiClient(kade.url);
   await viewer.loginAs('viewer', PASSWORD);
   writeChattyApp(kade.baseDir, APP);
+  await admin.acceptFiles(APP);
   const start = await admin.post(`/api/stacks/${APP}/start`);
   assert.equal(start.status, 202, JSON.stringify(start.body));
   const job = await admin.waitJob(start.body.job.id);
