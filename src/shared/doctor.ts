@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** One finding of the doctor (GET /api/doctor, `install.sh --doctor`): what is wrong and what fixes it. */
 export const DoctorCheck = z.object({
-  /** Stable id: `engine`, `own_container`, `mount:<path>`, `account`, `disk:<key>`, `paths:<key>`, `stacks`, `store`. */
+  /** Stable id: `engine`, `own_container`, `mount:<path>`, `account`, `disk:<key>`, `paths:<key>`, `stacks`, `app_files`, `store`. */
   id: z.string(),
   status: z.enum(['ok', 'warn', 'error']),
   message: z.string(),

@@ -24,6 +24,7 @@ export const enDoctor = {
   'doctor.check.disk': 'Free space',
   'doctor.check.paths': 'Folder in use',
   'doctor.check.stacks': 'Apps under LIBRARY_DIR',
+  'doctor.check.app_files': 'Files Kade runs the apps from',
   'doctor.check.store': 'Store cache',
   'doctor.check.other': 'Check',
 } as const;

@@ -26,6 +26,7 @@ export const nlDoctor: Record<keyof typeof enDoctor, string> = {
   'doctor.check.disk': 'Vrije ruimte',
   'doctor.check.paths': 'Map in gebruik',
   'doctor.check.stacks': 'Apps onder LIBRARY_DIR',
+  'doctor.check.app_files': 'Bestanden waarmee Kade de apps draait',
   'doctor.check.store': 'Winkelcache',
   'doctor.check.other': 'Controle',
 };

@@ -6,7 +6,7 @@ export type { DoctorCheckT, DoctorReportT };
 
 export const fetchDoctor = (): Promise<DoctorReportT> => request<DoctorReportT>('GET', '/api/doctor');
 
-const KINDS = ['engine', 'own_container', 'mount', 'account', 'disk', 'paths', 'stacks', 'store'] as const;
+const KINDS = ['engine', 'own_container', 'mount', 'account', 'disk', 'paths', 'stacks', 'app_files', 'store'] as const;
 
 /** The translated name of a check's kind: its id up to the first ':' (`mount:/srv/kade` is a mount). */
 export function checkTitle(id: string): MessageKey {
