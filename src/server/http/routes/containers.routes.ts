@@ -14,7 +14,7 @@ const LogParams = z.object({
   follow: z.enum(['0', '1']).optional(),
 });
 const logAnswer = {
-  description: `plain text; with follow=1 a text/event-stream of \`line\` events and a final \`end\` (empty data). ${SLOW_READER_DOC}`,
+  description: `plain text; with follow=1 a text/event-stream of \`line\` events and a final \`end\` (empty data). For non-admins the app's secrets and the containers' environment values (6 characters or more) read \`•••\`. ${SLOW_READER_DOC}`,
   content: { 'text/plain': { schema: z.string() }, 'text/event-stream': { schema: z.string() } },
 };
 const NOT_FOUND = { 404: { description: 'unknown container or app', content: { 'application/problem+json': { schema: Problem } } } };
