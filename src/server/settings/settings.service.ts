@@ -8,7 +8,7 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
-import { allowedDirProblem } from '../stacks/bind-policy.ts';
+import { allowedDirProblem } from '../stacks/bind-rules.ts';
 import { checkPath, type PathRules, pathRefusal, realPathOf } from './path-check.ts';
 import { type Plan, planUpdate } from './plan.ts';
 import type { SettingsRepo } from './settings.repo.ts';

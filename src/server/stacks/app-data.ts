@@ -2,7 +2,7 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { allFields } from '../templates/render.ts';
-import { ownDataDir } from './bind-policy.ts';
+import { ownDataDir } from './bind-rules.ts';
 import { declaredVolumes, hostSources } from './compose-sources.ts';
 
 /**

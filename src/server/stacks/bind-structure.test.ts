@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { BindRules } from './bind-policy.ts';
+import type { BindRules } from './bind-rules.ts';
 import { enforceNoLinks, enforceStructure, linkOnTheWay } from './bind-structure.ts';
 import { hostSources } from './compose-sources.ts';
 

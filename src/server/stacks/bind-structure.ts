@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { isInside, normalisePath, parentPath } from '../../shared/paths.ts';
 import { AppError } from '../core/errors.ts';
-import { allowedDirs, type BindRules, type BindScope, ownDataDir, spellings } from './bind-policy.ts';
+import { allowedDirs, type BindRules, type BindScope, ownDataDir, spellings } from './bind-rules.ts';
 import type { HostSource } from './compose-sources.ts';
 
 /**

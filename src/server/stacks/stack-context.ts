@@ -4,7 +4,7 @@ import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { PrefillContext } from '../templates/values.ts';
-import type { BindRules } from './bind-policy.ts';
+import type { BindRules } from './bind-rules.ts';
 import type { ComposeGate, GatedCompose } from './compose-gate.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
 import type { Snapshots } from './snapshots.ts';
