@@ -83,3 +83,8 @@ test('rewriteMeta: form values and volume hosts below the moved folders', () => 
   const same = JSON.stringify({ values: { x: '/elsewhere' } });
   assert.equal(rewriteMeta(same, moves), same);
 });
+
+test('a new folder with $ is written into compose as the literal $$, never a variable', () => {
+  const out = rewriteCompose('services:\n  a:\n    volumes: ["/old/data/a:/data"]\n', [{ from: '/old/data', to: '/srv/$HOME' }]);
+  assert.match(out, /\/srv\/\$\$HOME\/a:\/data/);
+});

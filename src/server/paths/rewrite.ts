@@ -27,6 +27,8 @@ export function movedPath(value: string, moves: readonly Move[]): string | null 
  * Comments, quoting and order stay; an unchanged file is returned as it was, byte for byte.
  */
 export function rewriteCompose(text: string, moves: readonly Move[]): string {
+  // Compose reads `$` as the start of a variable: a new folder's `$` is written as `$$`, the literal it is.
+  const literal = moves.map((m) => ({ ...m, to: m.to.replace(/\$/g, '$$$$') }));
   const doc = parseDocument(text);
   if (doc.errors.length > 0) return text;
   let changed = false;
@@ -34,7 +36,7 @@ export function rewriteCompose(text: string, moves: readonly Move[]): string {
     Scalar(_key, node) {
       if (typeof node.value !== 'string') return;
       const assign = /^([A-Za-z_][A-Za-z0-9_]*=)(\/.*)$/s.exec(node.value);
-      const moved = assign ? movedPath(assign[2] as string, moves) : movedPath(node.value, moves);
+      const moved = assign ? movedPath(assign[2] as string, literal) : movedPath(node.value, literal);
       if (moved === null) return;
       node.value = assign ? `${assign[1]}${moved}` : moved;
       changed = true;
