@@ -10,7 +10,6 @@ import { bytesBelow, deviceOf, freeFor } from '../core/disk.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
-import { writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { ComposeProject, ComposeVariant } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobDetail } from '../jobs/job-log.ts';
@@ -200,9 +199,8 @@ export function createPathMove(d: PathMoveDeps) {
       if (inPlace) rec.snapshots[name] = d.snapshots.take(original, 'path move').id;
       rec.seals[name] = d.seals.text(name);
       save();
-      writeFilesAtomic(files);
       // Kade's own rewrite, judged where the files now are: sealed as the admin who moves.
-      to.gate.seal(projectIn(newLibrary, name, original.composeFile ?? 'docker-compose.yml'), to.actor);
+      to.gate.write(files, to.actor, () => projectIn(newLibrary, name, original.composeFile ?? 'docker-compose.yml'));
       ctx.log(`${name}: paths rewritten in ${files.map((f) => basename(f.path)).join(', ')}`);
     }
   }

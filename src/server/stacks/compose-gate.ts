@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { roleAllows } from '../../shared/roles.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
+import { type AtomicFile, writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from '../engine/compose.ts';
 import { enforceCompose, judge } from './bind-policy.ts';
 import type { BindRules } from './bind-rules.ts';
@@ -12,6 +14,9 @@ import { hostSources } from './compose-sources.ts';
 import { parseEnv } from './env-file.ts';
 import { fileKeys, hashFile, type SealedFiles, type Seals, type SealT } from './file-seal.ts';
 import { ENV_FILE, readTextOrEmpty } from './stack-files.ts';
+
+/** A file of an app's folder to write; `content: null` removes it (a rollback to "there was none"). */
+export type FolderFile = Omit<AtomicFile, 'content'> & { content: AtomicFile['content'] | null };
 
 /** Every compose run names who asks for it: the gate judges the files as that user. */
 export type GatedRunOptions = ComposeRunOptions & { actor: Actor };
@@ -240,7 +245,19 @@ export function createComposeGate(d: GateDeps) {
     return null;
   }
 
-  return { compose, check, seal, verdict, accept, sealFromBefore };
+  /**
+   * Writes files of an app's folder (all or none, each atomically, with their modes) and seals them as `actor`'s:
+   * the one way Kade changes files compose reads in place. (Install and restore move a whole folder in and seal it.)
+   */
+  function write(files: FolderFile[], actor: Actor, projectAfter: () => ComposeProject, opts: { afterRename?: (path: string) => void } = {}): void {
+    const present = files.filter((f): f is AtomicFile => f.content !== null);
+    if (present.length > 0) writeFilesAtomic(present, opts);
+    for (const f of files) if (f.content === null) rmSync(f.path, { force: true });
+    // Read after the write: an override file that now exists (or is gone) is part of what compose reads.
+    seal(projectAfter(), actor);
+  }
+
+  return { compose, check, seal, write, verdict, accept, sealFromBefore };
 }
 
 export type ComposeGate = ReturnType<typeof createComposeGate>;

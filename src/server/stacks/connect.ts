@@ -5,7 +5,7 @@
  * old configuration started again. An adopted app gets its networks from an override file in Kade's own state,
  * so nothing is written into the user's folder.
  */
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { JobT } from '../../shared/api.ts';
 import { parseIPv4 } from '../../shared/cidr.ts';
@@ -14,7 +14,6 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
-import { writeFilesAtomic } from '../core/fs-atomic.ts';
 import { addressProblems } from '../networks/networks.service.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
 import { applyChoices, type NetworkJoins, serviceJoins } from './choices.ts';
@@ -144,10 +143,9 @@ export function createConnect(c: StackContext) {
       }
       let started = false;
       try {
-        write(p.files);
+        c.gate.write(p.files, actor, () => c.dirs.project(p.loc));
         ctx.log('wrote the compose file and the metadata');
         const project = c.dirs.project(p.loc);
-        c.gate.seal(project, actor);
         failpoint('connect.file');
         await c.compose.validate(project, { actor });
         ctx.log('compose file is valid');
@@ -157,9 +155,12 @@ export function createConnect(c: StackContext) {
         await c.up(project, ctx, actor);
       } catch (err) {
         ctx.log(`${leaving ? 'leaving' : 'joining'} network '${req.network}' failed: ${errorMessage(err)}`);
-        write(before.map((b) => ({ path: b.path, content: b.content, mode: b.mode })));
         // The seal follows the files back: they are the ones this user ran before the change.
-        c.gate.seal(c.dirs.project(p.loc), actor);
+        c.gate.write(
+          before.map((b) => ({ path: b.path, content: b.content, mode: b.mode })),
+          actor,
+          () => c.dirs.project(p.loc),
+        );
         ctx.log('the files are as they were');
         if (started) {
           await c.compose
@@ -182,13 +183,6 @@ export function createConnect(c: StackContext) {
   }
 
   return { connect };
-}
-
-/** Writes (all or none) the files that have content, then removes those that had none. */
-function write(files: { path: string; content: string | Buffer | null; mode: number }[]): void {
-  const present = files.filter((f): f is { path: string; content: string | Buffer; mode: number } => f.content !== null);
-  if (present.length > 0) writeFilesAtomic(present);
-  for (const f of files) if (f.content === null) rmSync(f.path, { force: true });
 }
 
 /** The compose document without the shared networks Kade added, so they can be applied anew. */

@@ -66,9 +66,10 @@ export function createEditors(c: StackContext) {
     c.jobs.checkFree(name);
     const snap = c.snapshots.take(loc, 'env_edit');
     const text = content === '' || content.endsWith('\n') ? content : `${content}\n`;
-    writeFileAtomic(loc.envPath, text, 0o600);
+    const composeFile = loc.composeFile;
+    if (composeFile) c.gate.write([{ path: loc.envPath, content: text, mode: 0o600 }], actor, () => c.dirs.project({ ...loc, composeFile }));
+    else writeFileAtomic(loc.envPath, text, 0o600);
     chmodSync(loc.envPath, 0o600);
-    if (loc.composeFile) c.gate.seal(c.dirs.project(loc), actor);
     c.events.emit({ type: 'stack.env_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
     return { content: maskEnv(text, Object.values(c.dirs.meta(loc)?.secret_env ?? {})).content, snapshot: snap.id };
   }
@@ -98,8 +99,7 @@ export function createEditors(c: StackContext) {
     }
     const snap = c.snapshots.take(loc, 'compose_edit');
     const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
-    writeFileAtomic(file, content, mode);
-    c.gate.seal(c.dirs.project({ ...loc, composeFile: file }), actor);
+    c.gate.write([{ path: file, content, mode }], actor, () => c.dirs.project({ ...loc, composeFile: file }));
     c.events.emit({ type: 'stack.compose_edited', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
     return { content, snapshot: snap.id };
   }

@@ -9,7 +9,6 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
-import { writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { ComposeProject } from '../engine/compose.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
@@ -227,16 +226,17 @@ export function createReconfigure(c: StackContext) {
       let restarted = false;
       try {
         // All three or none: a full disk fails while writing the temp files, before any file is replaced.
-        writeFilesAtomic(
+        c.gate.write(
           [
             { path: p.project.file, content: p.composeText, mode: 0o644 },
             { path: p.loc.envPath, content: p.envText(dialect), mode: 0o600 },
             { path: p.loc.metaPath, content: p.metaText, mode: 0o600 },
           ],
+          actor,
+          () => p.project,
           { afterRename: () => failpoint('reconfigure.file') },
         );
         ctx.log('wrote the re-rendered compose file, .env and metadata');
-        c.gate.seal(p.project, actor);
         ctx.progress(0.2);
         await c.compose.validate(p.project, { actor });
         ctx.log('compose file is valid');
