@@ -6,6 +6,7 @@ import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup }
 import { Confirm } from './confirm.tsx';
 import { ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
+import { OutsideConfirm } from './outside-confirm.tsx';
 import { outsidePaths } from './outside-paths.ts';
 import './backups.css';
 
@@ -183,10 +184,10 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
       )}
       <ErrorMessage error={error} onDismiss={() => setError(null)} />
       {asking === 'restore' && outside && (
-        <Confirm
+        <OutsideConfirm
           title={t('backups.outside_confirm', { name: b.stack })}
           yes={busy ? t('backups.starting') : t('backups.outside_yes')}
-          danger
+          paths={outside}
           onYes={() => void start('restore', outside)}
           onNo={() => {
             setError(null);
@@ -194,14 +195,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
           }}
         >
           <p>{t('backups.outside_intro')}</p>
-          <ul class="backup-outside">
-            {outside.map((p) => (
-              <li key={p}>
-                <code>{p}</code>
-              </li>
-            ))}
-          </ul>
-        </Confirm>
+        </OutsideConfirm>
       )}
       {run && (
         <JobProgress

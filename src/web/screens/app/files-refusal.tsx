@@ -3,6 +3,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type UserT } from '../../api.ts';
 import { Confirm } from '../../components/confirm.tsx';
 import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
+import { OutsideConfirm } from '../../components/outside-confirm.tsx';
 import { outsidePaths } from '../../components/outside-paths.ts';
 import { usePolled } from '../../components/use-polled.ts';
 import { t } from '../../i18n.ts';
@@ -62,10 +63,10 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
       )}
       <ErrorMessage error={error} onDismiss={() => setError(null)} />
       {admin && asking && outside && (
-        <Confirm
+        <OutsideConfirm
           title={t('files_refusal.outside_confirm', { name })}
           yes={busy ? t('files_refusal.accepting') : t('files_refusal.outside_yes')}
-          danger
+          paths={outside}
           onYes={() => void accept(outside)}
           onNo={() => {
             setError(null);
@@ -73,14 +74,7 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
           }}
         >
           <p>{t('files_refusal.outside_intro')}</p>
-          <ul class="backup-outside">
-            {outside.map((p) => (
-              <li key={p}>
-                <code>{p}</code>
-              </li>
-            ))}
-          </ul>
-        </Confirm>
+        </OutsideConfirm>
       )}
     </AlertBox>
   );
