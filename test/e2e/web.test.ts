@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { ApiClient } from '../helpers/client.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import {
   addBrokenStack,
@@ -104,6 +105,10 @@ describe('web interface', () => {
   test('apps appear by the automatic refresh, with status, link and actions', async () => {
     addStoppedStack(server.baseDir, DEMO);
     addBrokenStack(server.baseDir, BROKEN);
+    // Written by hand, so run only once an admin accepted its files (the compose gate).
+    const api = new ApiClient(server.url);
+    await api.loginAs(ADMIN, PASSWORD);
+    await api.acceptFiles(DEMO);
     const demo = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: DEMO }) });
     const broken = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: BROKEN }) });
     // No reload: the 5 s refresh must bring them in.

@@ -43,7 +43,8 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
   return (
     <AlertBox>
       <p>{reason}</p>
-      <p class="error-detail">{t('files_refusal.detail', { detail: refusal.message })}</p>
+      {/* A policy's refusal names more than its translated line (the value, the rule); the files' own refusal says it all. */}
+      {refusal.code !== 'stack_files_refused' && <p class="error-detail">{t('files_refusal.detail', { detail: refusal.message })}</p>}
       {admin && !asking && (
         <p>
           <button type="button" class="btn btn-small" onClick={() => setAsking(true)}>
