@@ -9,7 +9,7 @@ import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { type LoadedTemplate, loadTemplate } from '../templates/load.ts';
 import { type IndexedApp, indexRepo, type RepoIndex, readCacheVersion } from './app-index.ts';
 import type { Git } from './git.ts';
-import { checkGitUrl, redactUrl } from './git-url.ts';
+import { checkGitUrl, gitOrigin, redactUrl } from './git-url.ts';
 import type { RepoRecord, ReposRepo } from './repos.repo.ts';
 
 export interface RepoInputT {
@@ -191,8 +191,10 @@ export function createCatalogueService(deps: {
         branch: input.branch ?? old.branch,
         subdirectory: input.subdirectory ?? old.subdirectory,
       });
-      // An empty token keeps the stored one: the interface never receives it to send back.
-      repos.update({ id, ...v, token: input.token ? input.token : old.token });
+      // An empty token keeps the stored one (the interface never receives it to send back), but only for the same
+      // scheme, host and port: a token never follows the address to another server unless it is given again.
+      const sameOrigin = gitOrigin(v.url) !== null && gitOrigin(v.url) === gitOrigin(old.url);
+      repos.update({ id, ...v, token: input.token ? input.token : sameOrigin ? old.token : null });
       events.emit({ type: 'repo.edited', actor, source: 'catalogue', target: id, status: 'ok', detail: { action: 'edit' } });
       return { repo: present(get(id)), job: startSync(actor, id) };
     },

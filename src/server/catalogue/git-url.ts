@@ -35,6 +35,21 @@ export function checkGitUrl(raw: string): GitUrlKind {
   throw refuse('only http(s)://, ssh:// and user@host:path addresses are accepted');
 }
 
+/**
+ * Where a token for this URL goes: scheme, host and port (`ssh://host` for scp-style addresses, whose port is
+ * always ssh's). Null for an address that cannot be read. Two URLs with the same origin may share a token.
+ */
+export function gitOrigin(url: string): string | null {
+  const scp = SCP.test(url) ? /@([^:]+):/.exec(url) : null;
+  if (scp?.[1]) return `ssh://${scp[1].toLowerCase()}`;
+  try {
+    const u = new URL(url);
+    return u.host ? `${u.protocol}//${u.host}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The URL with any embedded password or token masked, for logs and answers. */
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z+]+:\/\/)([^@/]*)@/i, (_m, scheme: string, cred: string) =>

@@ -8,7 +8,20 @@ import type { Notifier } from './notifier.ts';
 const keep = (input: string | null | undefined, stored: string | null | undefined): string | null =>
   typeof input === 'string' && input.trim() !== '' ? input : (stored ?? null);
 
-/** The channels of a PUT with the stored secrets of the same channel id kept where none was sent. */
+/** Scheme, host and port of a channel's address; null when it cannot be read. */
+function originOf(url: string | undefined): string | null {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The channels of a PUT with the stored secrets of the same channel id kept where none was sent, and only for the
+ * same server: a token whose address moved to another scheme, host or port, or a password whose SMTP host or port
+ * changed, is dropped unless it is sent again (a secret never follows an edited address to a new server).
+ */
 export function mergeChannels(input: NotificationsUpdateT['channels'], stored: readonly StoredChannel[]): StoredChannel[] {
   const before = new Map(stored.map((c) => [c.id, c]));
   return input.map((c) => {
@@ -17,12 +30,14 @@ export function mergeChannels(input: NotificationsUpdateT['channels'], stored: r
     if (c.name) out.name = c.name;
     if (c.kind === 'email' && c.smtp) {
       const { password, ...smtp } = c.smtp;
-      out.smtp = { ...smtp, password: keep(password, old?.smtp?.password) };
+      const sameServer = old?.smtp?.host.toLowerCase() === smtp.host.toLowerCase() && old.smtp.port === smtp.port;
+      out.smtp = { ...smtp, password: keep(password, sameServer ? old.smtp?.password : null) };
       return out;
     }
     out.url = c.url ?? '';
     if (c.kind === 'webhook') out.format = c.format ?? 'generic';
-    out.token = keep(c.token, old?.token);
+    const sameServer = originOf(out.url) !== null && originOf(out.url) === originOf(old?.url);
+    out.token = keep(c.token, sameServer ? old?.token : null);
     return out;
   });
 }
