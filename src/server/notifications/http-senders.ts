@@ -8,6 +8,7 @@ const PRIORITY: Record<NotificationKind | 'test', string> = {
   archive_unreadable: '4',
   job_stuck: '4',
   container_stopped: '4',
+  security_refusal: '5',
   disk_low: '4',
   update_available: '3',
   test: '3',
@@ -33,9 +34,8 @@ async function post(url: string, init: { headers: Record<string, string>; body: 
     // Redirects are not followed: a channel posts where it was told, nowhere else.
     const res = await fetch(url, { method: 'POST', ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel().catch(() => undefined);
-    return res.ok
-      ? { ok: true, status: res.status }
-      : { ok: false, status: res.status, error: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}` };
+    // The number only: the status text is the remote side's own words (describeFailure says why).
+    return res.ok ? { ok: true, status: res.status } : { ok: false, status: res.status, error: `HTTP ${res.status}` };
   } catch (err) {
     return { ok: false, error: describeFailure(err, timeoutMs) };
   }

@@ -17,16 +17,21 @@ export interface SendResult {
   error?: string;
 }
 
-/** Why a connection failed, in a few words a user understands; the system's words otherwise. */
+/**
+ * Why a send failed, as one of a few fixed phrases: never the remote side's own words. A channel may point at any
+ * service on this host (ntfy beside Kade is the common case), so echoing its banner or reply text would let an admin's
+ * test button read whatever a loopback port says first.
+ */
 export function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'ETIMEDOUT') return `no answer within ${timeoutMs / 1000} s`;
-  const code = e?.cause?.code ?? e?.code;
+  const code = String(e?.cause?.code ?? e?.code ?? '');
   const text = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
   if (code === 'ECONNREFUSED' || text.includes('ECONNREFUSED')) return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || text.includes('ENOTFOUND')) return 'host not found';
   if (code === 'ECONNRESET' || text.includes('ECONNRESET')) return 'connection reset';
+  if (code === 'EAUTH') return 'authentication failed';
+  if (code === 'ETLS' || /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'TLS failed';
   if (/timeout|timed out/i.test(text)) return `no answer within ${timeoutMs / 1000} s`;
-  const msg = (e?.cause?.message ?? e?.message ?? String(err)).trim();
-  return msg.slice(0, 300) || 'failed';
+  return 'failed: the server did not answer as expected';
 }

@@ -53,9 +53,10 @@ export async function sendMail(c: StoredChannel, m: Message, timeoutMs: number, 
     const status = replyCode(info.response);
     return { ok: true, ...(status !== undefined ? { status } : {}) };
   } catch (err) {
-    const e = err as { responseCode?: number; response?: string };
+    const e = err as { responseCode?: number; response?: string; code?: string };
     const status = e.responseCode ?? replyCode(e.response);
-    const error = status !== undefined && e.response ? e.response.slice(0, 300) : describeFailure(err, timeoutMs);
+    // The reply code only, never the server's text (describeFailure says why).
+    const error = status !== undefined && e.code !== 'EAUTH' ? `SMTP reply ${status}` : describeFailure(err, timeoutMs);
     return { ok: false, ...(status !== undefined ? { status } : {}), error };
   } finally {
     clearTimeout(timer);
