@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { httpHref } from '../../components/link-href.ts';
 import { t } from '../../i18n.ts';
 import { getCredentials, type StackCredentialsT } from './app-api.ts';
 import { SecretValue } from './secret-value.tsx';
@@ -47,15 +48,21 @@ export function CredentialsPanel({ name }: { name: string }) {
 
 function Credentials({ creds }: { creds: StackCredentialsT }) {
   if (isEmpty(creds)) return <p class="appview-empty">{t('appview.creds.none')}</p>;
+  // Only an http(s) address is a link: the value comes from the app's template or `.env`.
+  const href = creds.url === null ? null : httpHref(creds.url);
   return (
     <dl class="appview-facts appview-creds">
       {creds.url !== null && (
         <div>
           <dt>{t('appview.creds.url')}</dt>
           <dd>
-            <a href={creds.url} target="_blank" rel="noopener noreferrer">
-              {creds.url}
-            </a>
+            {href ? (
+              <a href={href} target="_blank" rel="noopener noreferrer">
+                {creds.url}
+              </a>
+            ) : (
+              <span>{creds.url}</span>
+            )}
           </dd>
         </div>
       )}
