@@ -74,6 +74,23 @@ export function overlaps(a: string, b: string): boolean {
   return x !== null && y !== null && x.first <= y.last && y.first <= x.last;
 }
 
+/**
+ * IPv4 blocks no container network may use (RFC 6890): packets to them never leave the host as a LAN's would,
+ * and a bridge on 127.0.0.0/8 would shadow the host's own loopback services.
+ */
+export const RESERVED_BLOCKS = [
+  { cidr: '0.0.0.0/8', kind: 'this_network', name: '"this network"' },
+  { cidr: '127.0.0.0/8', kind: 'loopback', name: 'loopback' },
+  { cidr: '169.254.0.0/16', kind: 'link_local', name: 'link-local' },
+  { cidr: '224.0.0.0/4', kind: 'multicast', name: 'multicast' },
+  { cidr: '240.0.0.0/4', kind: 'reserved', name: 'reserved (and broadcast)' },
+] as const;
+
+/** The first reserved block the given block overlaps, or null. */
+export function reservedOverlap(cidr: string): (typeof RESERVED_BLOCKS)[number] | null {
+  return RESERVED_BLOCKS.find((b) => overlaps(b.cidr, cidr)) ?? null;
+}
+
 /** Whether the inclusive span from..to is one aligned block of a power-of-two size. */
 export function isAligned(from: number, to: number): boolean {
   const size = to - from + 1;

@@ -3,7 +3,7 @@
  * the input was read as, how many addresses containers can get, and blocking errors versus warnings. Codes
  * are stable (the interface translates them with `params`); messages are plain English for API users.
  */
-import { blockSize, contains, formatIPv4, isAligned, normaliseCidr, overlaps, parseIPv4, rangeBlocks, usableCount } from './cidr.ts';
+import { blockSize, contains, formatIPv4, isAligned, normaliseCidr, overlaps, parseIPv4, rangeBlocks, reservedOverlap, usableCount } from './cidr.ts';
 import type { NetworkProblemT, NetworkReviewT } from './networks.ts';
 
 /** SPEC Limits: a range of more than this many addresses gets a warning. */
@@ -93,6 +93,16 @@ export function reviewNetwork(input: ReviewInput, ctx: ReviewContext): NetworkRe
     return out(null, null);
   }
   if (sub.changed) warnings.push(p('subnet_normalised', `${rawSubnet} was read as ${sub.cidr}`, { input: rawSubnet, cidr: sub.cidr }));
+  const block = reservedOverlap(sub.cidr);
+  if (block) {
+    errors.push(
+      p('subnet_reserved', `subnet ${sub.cidr} overlaps the ${block.name} block ${block.cidr}, which no container network may use`, {
+        subnet: sub.cidr,
+        block: block.cidr,
+        kind: block.kind,
+      }),
+    );
+  }
   if (sub.prefix > 30) errors.push(p('subnet_too_small', `subnet ${sub.cidr} is too small: a network needs at least a /30`, { subnet: sub.cidr }));
 
   const rawRange = input.range?.trim() ?? '';

@@ -3,11 +3,12 @@ import { isMessageKey, t } from '../i18n.ts';
 
 /**
  * The key of a finding: `netcheck.<code>`, with a variant where one code covers two sentences
- * (an empty subnet, the network or the broadcast address as gateway).
+ * (an empty subnet, the network or the broadcast address as gateway, the kind of reserved block).
  */
 function variantOf(p: NetworkProblemT): string {
   if (p.code === 'subnet_invalid' && p.params.subnet === '') return 'subnet_missing';
   if (p.code === 'gateway_reserved') return `gateway_reserved_${String(p.params.which)}`;
+  if (p.code === 'subnet_reserved') return `subnet_reserved_${String(p.params.kind)}`;
   return p.code;
 }
 
