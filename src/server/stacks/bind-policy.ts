@@ -182,7 +182,7 @@ export function enforceCompose(text: string, env: Record<string, string>, scope:
   } catch (err) {
     throw new AppError('compose_invalid', `the compose file cannot be read: ${(err as Error).message.split('\n')[0]}`, { fields: ['content'] });
   }
-  enforceNoLinks(sources, scope, rules);
+  enforceNoLinks(sources, scope, rules, e.fieldOf);
   enforceSources(sources, scope, rules, e);
   // Past the allow list, the paths an admin confirmed (now or when the files were written) may read the app's own files.
   const approved = new Set([...(e.approved ?? []), ...(e.confirm ?? []).map((p) => normalisePath(p))]);

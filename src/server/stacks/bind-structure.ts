@@ -20,8 +20,8 @@ export interface StructureScope extends BindScope {
   files: readonly string[];
 }
 
-const refused = (reason: string, where: string, path: string, msg: string) =>
-  new AppError('compose_refused', msg, { params: { reason, where, path }, fields: ['compose'] });
+const refused = (reason: string, where: string, path: string, msg: string, field?: string | null) =>
+  new AppError('compose_refused', msg, { params: { reason, where, path }, fields: [field ?? 'compose'] });
 
 const absolute = (s: HostSource, scope: BindScope) => normalisePath(s.path.startsWith('/') ? s.path : `${scope.stackDir}/${s.path}`);
 
@@ -49,7 +49,7 @@ export function linkOnTheWay(path: string, roots: readonly string[]): string | n
 const mountsOf = (sources: HostSource[], scope: BindScope) => sources.filter((s) => s.kind === 'bind' && s.mount).map((s) => ({ s, path: absolute(s, scope) }));
 
 /** Refuses the first bind source that is a link or passes through one below the folder it is allowed in. */
-export function enforceNoLinks(sources: HostSource[], scope: BindScope, rules: BindRules): void {
+export function enforceNoLinks(sources: HostSource[], scope: BindScope, rules: BindRules, fieldOf?: (s: HostSource) => string | null): void {
   const mounts = mountsOf(sources, scope);
   const roots = [ownDataDir(rules, scope.app), scope.stackDir, ...allowedDirs(rules)];
   for (const { s, path } of mounts) {
@@ -59,7 +59,8 @@ export function enforceNoLinks(sources: HostSource[], scope: BindScope, rules: B
         'link',
         s.where,
         link,
-        `${s.where} binds '${path}', but '${link}' is a link: a bind source must be a real folder or file, so no container can point it elsewhere`,
+        `${s.where} binds '${path}', but '${link}' is a link: a bind source must be a real folder or file, so no container can point it elsewhere on the host`,
+        fieldOf?.(s),
       );
     }
   }
