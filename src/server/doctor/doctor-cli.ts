@@ -16,6 +16,7 @@ import { createLogger } from '../core/logger.ts';
 import { createComposeCli } from '../engine/compose-cli.ts';
 import { createDockerEngine } from '../engine/docker-engine.ts';
 import { createSettingsModule } from '../settings/settings-module.ts';
+import { refusedFilesStandalone } from '../stacks/file-verdicts.ts';
 import { createDoctor, DOCTOR_PARTS, type DoctorPart } from './doctor.service.ts';
 import { formatReport, serverUid } from './report-text.ts';
 
@@ -49,9 +50,10 @@ async function main(): Promise<number> {
   const paths = settings?.pathsInUse() ?? { BASE_DIR: config.baseDir, LIBRARY_DIR: config.libraryDir, DATA_DIR: config.dataDir, BACKUP_DIR: config.backupDir };
   const repos = db ? createReposRepo(db) : null;
   const engine = createDockerEngine(config.engine);
+  const compose = createComposeCli(config.engine, config.compose);
   const doctor = createDoctor({
     engine,
-    compose: createComposeCli(config.engine, config.compose),
+    compose,
     paths,
     ...(settings ? { storedPaths: () => settings.storedPaths() } : {}),
     rules: { mountedBase: config.baseDir, engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : undefined, uid: config.uid },
@@ -63,6 +65,21 @@ async function main(): Promise<number> {
     // The catalogue's own rule: a repo's apps are those of its cache once it has a commit.
     storeApps: () =>
       (repos?.list() ?? []).reduce((n, r) => n + (r.commit ? indexRepo(r.id, join(config.stateDir, 'cache', r.id, r.subdirectory)).apps.length : 0), 0),
+    refusedFiles: () =>
+      refusedFilesStandalone({
+        libraryDir: paths.LIBRARY_DIR,
+        stateDir: config.stateDir,
+        binds: {
+          dataDir: paths.DATA_DIR,
+          libraryDir: paths.LIBRARY_DIR,
+          stateDir: config.stateDir,
+          backupDir: paths.BACKUP_DIR,
+          engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
+          allowedHostDirs: () => settings?.allowedHostDirs() ?? [],
+        },
+        compose,
+        allowPrivileged: () => settings?.allowPrivileged() ?? 'admins',
+      }),
   });
   try {
     const report = await doctor.run(parts);

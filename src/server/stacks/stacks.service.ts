@@ -29,6 +29,7 @@ import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
 import { createSeals } from './file-seal.ts';
+import { refusedFilesOf } from './file-verdicts.ts';
 import { type PreparedInstall, prepareInstall, writeStackDir } from './install.ts';
 import { adoptedProjects, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
@@ -132,13 +133,7 @@ export function createStacksService(d: StacksDeps) {
   }
 
   /** The apps whose files compose would not run now, with why (the doctor lists them). */
-  function refusedFiles(): { name: string; message: string }[] {
-    return stackNames(d.libraryDir).flatMap((name) => {
-      const loc = dirs.find(name);
-      const why = loc?.composeFile ? gate.verdict(dirs.project(loc)) : null;
-      return why ? [{ name, message: why.message }] : [];
-    });
-  }
+  const refusedFiles = () => refusedFilesOf(d.libraryDir, dirs, gate);
 
   /** GET /api/stacks/<name>/files: the refusal every compose run of the app would get now, or ok. */
   function filesVerdict(actor: Actor, name: string): FilesVerdictT {
