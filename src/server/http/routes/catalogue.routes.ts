@@ -40,7 +40,8 @@ const editRepo = defineRoute('admin', {
   method: 'put',
   path: '/api/repos/{id}',
   tags: ['catalogue'],
-  summary: 'Edit a repo (id unchanged; an empty token keeps the stored one while scheme, host and port stay the same, a URL to another server drops it) and fetch it again',
+  summary:
+    'Edit a repo (id unchanged; an empty token keeps the stored one while scheme, host and port stay the same, a URL to another server drops it) and fetch it again',
   request: { params: RepoId, body: jsonBody(RepoInput.omit({ id: true }).extend({ url: z.string().max(2048).optional() })) },
   responses: { 202: json(RepoAccepted), ...PROBLEMS },
 });
