@@ -139,6 +139,24 @@ describe('the compose gate', () => {
     assert.deepEqual(raw.ran, []);
   });
 
+  test('an app found unsealed at start is sealed at its first run when it passes; one made later is not', async () => {
+    const g = createComposeGate({
+      compose: raw,
+      seals: createSeals(join(root, 'seals-before')),
+      binds: { dataDir: data, libraryDir: lib, stateDir: join(root, 'state'), backupDir: join(root, 'backups'), engineSocket: null, allowedHostDirs: () => [] },
+      allowPrivileged: () => 'admins',
+      events: { emit: () => undefined, subscribe: () => () => undefined },
+      clock: () => new Date(0),
+      fromBefore: (name) => name === 'old',
+    });
+    const old = app('old', PLAIN);
+    await g.compose.up(old, { actor: operator });
+    writeFileSync(old.file, `${PLAIN}    privileged: true\n`);
+    assert.equal((await refusal(g.compose.up(old, { actor: admin }))).params.reason, 'changed');
+    const later = app('later', PLAIN);
+    assert.equal((await refusal(g.compose.up(later, { actor: admin }))).params.reason, 'not_accepted');
+  });
+
   test('an app from before seals: sealed as found when it passes the rules no role changes, else left for an admin', () => {
     const ok = app('h', 'services:\n  app:\n    image: x\n    cap_add: [NET_ADMIN]\n');
     assert.equal(gate.sealFromBefore(ok), null);

@@ -41,6 +41,11 @@ export interface GateDeps {
   allowPrivileged: () => PrivilegedPolicy;
   events: EventBus;
   clock: () => Date;
+  /**
+   * Whether an app's files were there, unsealed, when Kade started (an app from before seals existed): sealed as
+   * found the first time they are judged, when they pass the rules no role changes (`sealFromBefore`).
+   */
+  fromBefore?: (app: string) => boolean;
 }
 
 /**
@@ -93,11 +98,20 @@ export function createComposeGate(d: GateDeps) {
     }
   }
 
+  /** The app's seal; an app from before seals gets one now when its files pass (else its refusal is thrown). */
+  function sealOf(p: ComposeProject): SealT | null {
+    const found = d.seals.read(appOf(p));
+    if (found || !d.fromBefore?.(appOf(p))) return found;
+    const refusal = sealFromBefore(p);
+    if (refusal) throw refusal;
+    return d.seals.read(appOf(p));
+  }
+
   /** Judges what compose will use for `p` now; `sealed: false` for files just written and not sealed yet. */
   function check(p: ComposeProject, actor: Actor, op: string, sealed = true): void {
     const app = appOf(p);
     try {
-      const seal = d.seals.read(app);
+      const seal = sealOf(p);
       if (sealed) {
         if (!seal) {
           // The specific reason first (a bind of its own folder, a link…), else that nobody accepted the files.
@@ -185,7 +199,7 @@ export function createComposeGate(d: GateDeps) {
   function verdict(p: ComposeProject): AppError | null {
     const admin: Actor = { user: 'doctor', role: 'admin', ip: '' };
     try {
-      const s = d.seals.read(appOf(p));
+      const s = sealOf(p);
       if (!s) {
         judgeNow(p, admin, null);
         return refusedFiles(appOf(p), 'not_accepted', p.file);

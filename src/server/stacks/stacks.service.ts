@@ -108,8 +108,12 @@ export function createStacksService(d: StacksDeps) {
   const update = d.updateState ?? (() => 'unknown' as const);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
   /** A gate judging with other folders than those in use (the path move starts apps from the new ones). */
+  // Apps from before seals existed, found at start: sealed as found the first time they are judged (compose-gate.ts),
+  // so a start with hundreds of them reads no compose file.
+  const fromBefore = new Set(stackNames(d.libraryDir).filter((name) => !existsSync(seals.pathOf(name))));
   const gateFor = (f: { LIBRARY_DIR: string; DATA_DIR: string; BACKUP_DIR: string }): ComposeGate =>
     createComposeGate({
+      fromBefore: (app) => fromBefore.has(app),
       compose: d.compose,
       seals,
       binds: { ...binds, libraryDir: f.LIBRARY_DIR, dataDir: f.DATA_DIR, backupDir: f.BACKUP_DIR },
@@ -123,14 +127,6 @@ export function createStacksService(d: StacksDeps) {
   const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
 
   const appList = createAppList({ ...d, dirs, listing, update });
-
-  // Apps from before seals existed: sealed as found when their files pass the rules no role changes (compose-gate.ts).
-  for (const name of stackNames(d.libraryDir)) {
-    const loc = dirs.find(name);
-    if (!loc?.composeFile || existsSync(seals.pathOf(name))) continue;
-    const refusal = gate.sealFromBefore(dirs.project(loc));
-    if (refusal) d.logger.warn({ stack: name, reason: refusal.message }, 'the files of this app are not run until an admin accepts them');
-  }
 
   /** The apps whose files compose would not run now, with why (the doctor lists them). */
   const refusedFiles = () => refusedFilesOf(d.libraryDir, dirs, gate);
