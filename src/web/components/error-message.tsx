@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../api.ts';
 import { isMessageKey, t } from '../i18n.ts';
+import { forbiddenText } from './forbidden-text.ts';
 
 // Codes whose translated text is generic; the server's English detail then says what exactly went wrong.
 const DETAIL_HELPS = new Set([
@@ -33,6 +34,8 @@ export function errorText(err: unknown): string {
     const roleKey = `role.${params.role}`;
     if (isMessageKey(roleKey)) params.role = t(roleKey);
   }
+  // A refused host path says which rule refused it (the same words the configure form shows at the field).
+  if (err.code === 'forbidden_path' && typeof params.reason === 'string') return forbiddenText(params);
   // A code with several reasons (compose_refused: a label, a bind of the app's own files, a link…) has a text per reason.
   const byReason = `error.${err.code}.${String(params.reason ?? '')}`;
   if (typeof params.reason === 'string' && isMessageKey(byReason)) return t(byReason, params);

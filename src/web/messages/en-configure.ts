@@ -86,6 +86,7 @@ export const enConfigure = {
     '{path} is not allowed: an app may use only its own data folder ({own}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.',
   'configure.forbidden.other_app': '{path} lies in the data folder of the app {app}: an app may use only its own data folder ({own}).',
   'configure.forbidden.not_a_device': '{path} is not a device under /dev.',
+  'configure.forbidden.variable': '{path} holds $, which compose would read as a variable: type the folder itself.',
   'configure.forbidden.other': 'Kade does not give {path} to an app.',
 
   'configure.devices': 'Devices',

@@ -174,7 +174,6 @@ export const en = {
   'error.compose_invalid': 'The compose file is not valid.',
   'error.path_unreachable': '{field}: Kade cannot use the folder {path}.',
   'error.forbidden_path': '{path} cannot be given to an app: the engine socket, /etc, /proc, /sys and /boot control the host.',
-  'error.forbidden_path.variable': '{path} holds $, which compose would read as a variable: type the folder itself.',
   'error.read_only_setting': '{field} cannot be changed here.',
   'error.setting_not_available': '{field} cannot be saved yet: the feature it belongs to is not available yet.',
   'error.compose_refused': 'The compose file is refused: {where} sets the label {label}, which only Kade and compose may set.',

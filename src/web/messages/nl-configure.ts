@@ -88,6 +88,7 @@ export const nlConfigure = {
     '{path} is niet toegestaan: een app mag alleen zijn eigen gegevensmap ({own}), zijn eigen map, de hostmappen die een beheerder toestond en de seriële en video-apparaten die Kade toont gebruiken.',
   'configure.forbidden.other_app': '{path} ligt in de gegevensmap van de app {app}: een app mag alleen zijn eigen gegevensmap ({own}) gebruiken.',
   'configure.forbidden.not_a_device': '{path} is geen apparaat onder /dev.',
+  'configure.forbidden.variable': '{path} bevat $, wat compose als variabele zou lezen: typ de map zelf.',
   'configure.forbidden.other': 'Kade geeft {path} niet aan een app.',
 
   'configure.devices': 'Apparaten',

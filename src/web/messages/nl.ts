@@ -172,7 +172,6 @@ export const nl: Record<MessageKey, string> = {
   'error.compose_invalid': 'Het compose-bestand is niet geldig.',
   'error.path_unreachable': '{field}: Kade kan de map {path} niet gebruiken.',
   'error.forbidden_path': '{path} kan niet aan een app worden gegeven: de engine-socket, /etc, /proc, /sys en /boot besturen de host.',
-  'error.forbidden_path.variable': '{path} bevat $, wat compose als variabele zou lezen: typ de map zelf.',
   'error.read_only_setting': '{field} kan hier niet gewijzigd worden.',
   'error.setting_not_available': '{field} kan nog niet worden opgeslagen: de functie waar het bij hoort is nog niet beschikbaar.',
   'error.compose_refused': 'Het compose-bestand wordt geweigerd: {where} zet het label {label}, dat alleen Kade en compose mogen zetten.',

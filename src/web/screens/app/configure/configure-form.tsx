@@ -3,12 +3,12 @@ import type { JobT } from '../../../../shared/api.ts';
 import type { FieldValue, TemplateFileT } from '../../../../shared/template.ts';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorText } from '../../../components/error-message.tsx';
+import { forbiddenText } from '../../../components/forbidden-text.ts';
 import type { Instance } from '../../../forms/connect-field.tsx';
 import { advancedCount, allFields, buildSteps, type FormValues, startValues, textIn, toggleId } from '../../../forms/install-model.ts';
 import { getLang, t } from '../../../i18n.ts';
 import { type DeviceT, type RunningT, reconfigure, type StackConfigT } from './configure-api.ts';
 import { type ExtraProblem, type ExtrasState, extraProblems, missingFields, reconfigureBody, startExtras, tagOf } from './configure-model.ts';
-import { forbiddenText } from './forbidden.ts';
 import { ServiceExtras } from './service-extras.tsx';
 import { ValueSections } from './value-sections.tsx';
 

@@ -1,5 +1,5 @@
-import type { ErrorParams } from '../../../../shared/errors.ts';
-import { t } from '../../../i18n.ts';
+import type { ErrorParams } from '../../shared/errors.ts';
+import { t } from '../i18n.ts';
 
 /** Why the server refused a host path or device (`forbidden_path`), in the current language; one literal key per reason. */
 export function forbiddenText(params: ErrorParams): string {
@@ -12,6 +12,8 @@ export function forbiddenText(params: ErrorParams): string {
       return t('configure.forbidden.not_a_device', { path });
     case 'not_allowed':
       return t('configure.forbidden.not_allowed', { path, own });
+    case 'variable':
+      return t('configure.forbidden.variable', { path });
     case 'other_app':
       return t('configure.forbidden.other_app', { path, own, app: String(params.app ?? '') });
     default:
