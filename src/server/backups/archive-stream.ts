@@ -116,8 +116,18 @@ export interface EntryIn {
   data: AsyncIterable<Buffer>;
 }
 
-function waitDrain(w: { once(ev: 'drain' | 'close', fn: () => void): unknown; off(ev: 'drain' | 'close', fn: () => void): unknown }): Promise<void> {
+/** Resolves when `w` drains or closes; at once when it is already being destroyed (its `close` may have fired). */
+function waitDrain(w: {
+  once(ev: 'drain' | 'close', fn: () => void): unknown;
+  off(ev: 'drain' | 'close', fn: () => void): unknown;
+  destroying?: boolean;
+  destroyed?: boolean;
+}): Promise<void> {
   return new Promise((resolve) => {
+    if (w.destroying || w.destroyed) {
+      resolve();
+      return;
+    }
     const done = () => {
       w.off('drain', done);
       w.off('close', done);
@@ -157,6 +167,8 @@ export async function readEntries(
         if (real > Math.min(ceiling, declared + (count + 1) * HEADER_ROOM + SLACK)) {
           throw new ArchiveStop('', `more data than its entries declare (over ${real} bytes decompressed for ${declared} declared): a compression bomb`);
         }
+        // A reader that stopped early (a restore's look at `stack/` only) destroyed the parser: stop feeding it.
+        if (ex.destroying || ex.destroyed) break;
         if (!ex.write(chunk)) await waitDrain(ex);
       }
       await src.done;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,4 +81,23 @@ test('a compose file that appears beside the judged one after extraction is a ch
     () => checkStaged(join(target, 'stack'), judged),
     (e) => code(e) === 'conflict',
   );
+});
+
+test('a zstd archive with a large data branch is judged at once: the read stops after stack/ and does not hang', async () => {
+  const stack = join(root, `stack-${++n}`);
+  const data = join(root, `data-${n}`);
+  mkdirSync(stack);
+  mkdirSync(data);
+  writeFileSync(join(stack, 'docker-compose.yml'), 'services: {a: {}}\n');
+  // More than the pipes and the parser buffer: the reader stops while zstd still writes.
+  writeFileSync(join(data, 'big.bin'), randomBytes(24 * 1024 * 1024));
+  const dest = join(root, `a-${n}.tar.zst`);
+  await writeArchive({ dest, branches: { stack, appdata: data }, meta: {}, compression: 'zstd' });
+  const r = recorder();
+  const judged = await Promise.race([
+    judgeArchive(admin, dest, 'app', undefined, r),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the read of stack/ did not end within 20 s')), 20_000).unref()),
+  ]);
+  assert.equal(judged.compose.name, 'docker-compose.yml');
+  assert.deepEqual(r.seen, [{ compose: 'services: {a: {}}\n', env: '' }]);
 });
