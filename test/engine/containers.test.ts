@@ -74,6 +74,7 @@ before(async () => {
   viewer = new ApiClient(kade.url);
   await viewer.loginAs('viewer', PASSWORD);
   writeStack(kade.baseDir);
+  await admin.acceptFiles(STACK);
   const start = await admin.post(`/api/stacks/${STACK}/start`);
   assert.equal(start.status, 202, JSON.stringify(start.body));
   const job = await admin.waitJob(start.body.job.id);
