@@ -71,6 +71,7 @@ before(async () => {
       '',
     ].join('\n'),
   );
+  await api.acceptFiles(STACK);
   const job = await api.waitJob((await api.post(`/api/stacks/${STACK}/start`)).body.job.id);
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
   browser = await launchBrowser();

@@ -91,6 +91,7 @@ test('a job that fails shows in the very next list answer, though the list is se
   assert.equal((await row())?.failure, null, 'no job yet');
   // Twice without a change: the second answer is the same list.
   assert.deepEqual(await row(), await row());
+  await suite.api.acceptFiles(app);
   const started = await suite.api.post<{ job: { id: string } }>(`/api/stacks/${app}/start`);
   assert.equal(started.status, 202, JSON.stringify(started.body));
   const job = await suite.api.waitJob(started.body.job.id);

@@ -77,6 +77,7 @@ test('a registry image: current, then update after a push, update job, current a
   await pushAs(V1, ref);
   const name = 'kadetest-upd-reg';
   writeStack(name, ref);
+  await suite.api.acceptFiles(name);
   await runJob(name, 'start'); // compose pulls the missing image, so its RepoDigests exist
 
   assert.equal((await listed(name)).update, 'unknown', 'not checked yet');
@@ -121,6 +122,7 @@ test('a registry image: current, then update after a push, update job, current a
 test('a locally built image has no RepoDigests and stays unknown', async () => {
   const name = 'kadetest-upd-local';
   writeStack(name, V1);
+  await suite.api.acceptFiles(name);
   await runJob(name, 'start');
   const c = await check(name);
   assert.equal(c.update, 'unknown');
@@ -143,6 +145,7 @@ test('a registry with an account: the update job pulls with the settings credent
 
   const name = 'kadetest-upd-auth';
   writeStack(name, ref);
+  await suite.api.acceptFiles(name);
   const put = await suite.api.put('/api/settings', { REGISTRY_URL: registry.host, REGISTRY_USER: account.user, REGISTRY_TOKEN: account.password });
   assert.equal(put.status, 200, JSON.stringify(put.body));
 

@@ -73,6 +73,7 @@ before(async () => {
   admin = new ApiClient(kade.url);
   await admin.loginAs();
   writeStack(kade.baseDir);
+  await admin.acceptFiles(STACK);
   await op(`/api/stacks/${STACK}/start`);
   const put = await admin.put('/api/notifications', { channels: [{ id: 'ops', kind: 'webhook', enabled: true, url: `${receiver.url}/hook/ops` }] });
   assert.equal(put.status, 200, JSON.stringify(put.body));
@@ -124,6 +125,7 @@ test('the event stream reconnects after the engine went away and came back', { t
   try {
     const api = new ApiClient(cut.url);
     await api.loginAs();
+    await api.acceptFiles(STACK);
     const put = await api.put('/api/notifications', { channels: [{ id: 'cut', kind: 'webhook', enabled: true, url: `${receiver.url}/hook/cut` }] });
     assert.equal(put.status, 200, JSON.stringify(put.body));
     const mine = () => receiver.got.filter((g: Received) => g.path === '/hook/cut').map((g) => JSON.parse(g.body) as { kind: string; subject: string });

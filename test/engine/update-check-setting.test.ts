@@ -78,6 +78,7 @@ before(async () => {
     join(dir, 'docker-compose.yml'),
     `services:\n  app:\n    image: ${image}\n    init: true\n    command: ["sleep", "3600"]\n    labels:\n      kade.test: "1"\n`,
   );
+  await api.acceptFiles(NAME);
   const r = await api.post<{ job: { id: string } }>(`/api/stacks/${NAME}/start`);
   assert.equal(r.status, 202, JSON.stringify(r.body));
   const job = await api.waitJob(r.body.job.id);

@@ -74,15 +74,17 @@ async function job(who: ApiClient, path: string): Promise<{ state: string; log: 
 }
 
 /** The engine's view of the app's containers: mounts and privileged flag. */
-async function inspect(project: string): Promise<{ running: boolean; privileged: boolean; mounts: { Source: string; Destination: string }[] }[]> {
+async function inspect(
+  project: string,
+): Promise<{ running: boolean; privileged: boolean; capAdd: string[]; mounts: { Source: string; Destination: string }[] }[]> {
   const ids = (await docker(['ps', '-aq', '--filter', `label=com.docker.compose.project=${project}`])).split('\n').filter(Boolean);
   if (ids.length === 0) return [];
   const all = JSON.parse(await docker(['inspect', ...ids])) as {
     State: { Running: boolean };
-    HostConfig: { Privileged: boolean };
+    HostConfig: { Privileged: boolean; CapAdd: string[] | null };
     Mounts: { Source: string; Destination: string }[];
   }[];
-  return all.map((c) => ({ running: c.State.Running, privileged: c.HostConfig.Privileged, mounts: c.Mounts }));
+  return all.map((c) => ({ running: c.State.Running, privileged: c.HostConfig.Privileged, capAdd: c.HostConfig.CapAdd ?? [], mounts: c.Mounts }));
 }
 
 async function auditActions(target: string): Promise<string[]> {
@@ -191,13 +193,13 @@ describe('files a container can reach', () => {
   test('a compose file rewritten outside Kade is not run: refused naming the file, audited; stop still works; an admin accepts it', async () => {
     await installed('plain', 'tampered');
     const file = join(library(), 'tampered', 'docker-compose.yml');
-    // What a container with the folder writable would have done: give itself the host's root.
-    writeFileSync(file, readFileSync(file, 'utf8').replace('    volumes:\n', '    privileged: true\n    volumes:\n      - "/:/host"\n'));
+    // What a container with the folder writable would have done: give itself the host's root and a capability.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('    volumes:\n', '    cap_add: [NET_ADMIN]\n    volumes:\n      - "/:/host"\n'));
     const restart = await job(operator, '/api/stacks/tampered/restart');
     assert.equal(restart.state, 'failed');
     assert.match(restart.error ?? '', /docker-compose\.yml.*changed outside Kade/);
     for (const c of await inspect('tampered')) {
-      assert.equal(c.privileged, false);
+      assert.deepEqual(c.capAdd, []);
       assert.ok(!c.mounts.some((m) => m.Source === '/'), 'the host root was mounted');
     }
     assert.ok((await auditActions('tampered')).includes('files_refuse'));
@@ -219,6 +221,10 @@ describe('files a container can reach', () => {
     assert.ok((await auditActions('tampered')).includes('files_accept'));
     const start = await job(operator, '/api/stacks/tampered/start');
     assert.equal(start.state, 'succeeded', start.log.join('\n'));
+    assert.ok(
+      (await inspect('tampered')).some((c) => c.running && c.capAdd.includes('NET_ADMIN')),
+      'the power the admin accepted is the one that runs',
+    );
   });
 
   test('an app from before this change with a writable bind of its own folder is listed by the doctor and not started', async () => {

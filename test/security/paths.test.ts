@@ -107,10 +107,12 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
  * service names (`services`), never a path: its own cases are in test/engine/networks.test.ts. The
  * notification routes' `host` is an SMTP server's name, never a path (src/server/notifications tests). A backup's
  * restore takes only `confirm_outside_paths` for the paths in its archive: its cases are in restore-policy.test.ts.
+ * Accepting an app's files takes only `confirm_outside_paths` for the paths in its compose file: compose-gate.test.ts.
  */
 const OTHER_ROUTES = [
   'GET /api/paths/check',
   'POST /api/backups/{id}/restore',
+  'POST /api/stacks/{name}/files/accept',
   'PUT /api/settings',
   'POST /api/wizard/paths',
   'POST /api/paths/move',
