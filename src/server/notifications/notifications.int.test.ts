@@ -200,7 +200,15 @@ describe('channels and the test button', () => {
     const mail0 = list.body.channels.find((c: { id: string }) => c.id === 'mail');
     assert.equal(mail0.smtp.has_password, true);
     assert.equal(mail0.smtp.password, undefined);
-    assert.deepEqual(list.body.kinds, ['backup_failed', 'archive_unreadable', 'job_stuck', 'update_available', 'disk_low', 'container_stopped']);
+    assert.deepEqual(list.body.kinds, [
+      'backup_failed',
+      'archive_unreadable',
+      'job_stuck',
+      'update_available',
+      'disk_low',
+      'container_stopped',
+      'security_refusal',
+    ]);
     assert.equal(list.body.stuck_after_minutes, 30);
     // The delivery history, newest first, with what the channel answered.
     assert.deepEqual(

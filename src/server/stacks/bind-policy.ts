@@ -182,8 +182,8 @@ export function enforceCompose(text: string, env: Record<string, string>, scope:
   } catch (err) {
     throw new AppError('compose_invalid', `the compose file cannot be read: ${(err as Error).message.split('\n')[0]}`, { fields: ['content'] });
   }
-  enforceNoLinks(sources, scope, rules, e.fieldOf);
   enforceSources(sources, scope, rules, e);
+  enforceNoLinks(sources, scope, rules, e.fieldOf);
   // Past the allow list, the paths an admin confirmed (now or when the files were written) may read the app's own files.
   const approved = new Set([...(e.approved ?? []), ...(e.confirm ?? []).map((p) => normalisePath(p))]);
   enforceStructure(sources, { ...scope, files: e.files ?? ownFiles(scope.stackDir) }, approved);

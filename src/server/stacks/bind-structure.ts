@@ -32,10 +32,13 @@ function reachesOwnFiles(path: string, scope: StructureScope): boolean {
 
 /** The first link on the way from the folder a path is allowed in down to the path itself (the path included). */
 export function linkOnTheWay(path: string, roots: readonly string[]): string | null {
-  const root = roots.map(normalisePath).find((r) => isInside(path, r) && r !== path);
+  const all = roots.map(normalisePath);
+  const root = all.find((r) => isInside(path, r) && r !== path);
   const stops: string[] = [];
-  if (root === undefined) stops.push(path);
-  else for (let p = path; p !== root; p = parentPath(p)) stops.push(p);
+  if (root !== undefined) for (let p = path; p !== root; p = parentPath(p)) stops.push(p);
+  // A root itself (an app's own data folder) must be no link either; a path outside every root is the allow list's to
+  // judge (links followed), and saying it is a link would tell a non-admin what exists there.
+  else if (all.includes(path)) stops.push(path);
   for (const p of stops.reverse()) {
     try {
       if (lstatSync(p).isSymbolicLink()) return p;
