@@ -138,7 +138,8 @@ export function createComposeGate(d: GateDeps) {
       source: 'notify',
       target: app,
       status: 'ok',
-      detail: { message: `Kade refused to run compose ${op} for ${app}: ${err.message}`, round: `${detail.reason}:${what}` },
+      // Once per refusal of the same thing against the same seal: a new change after an admin accepted the files is new.
+      detail: { message: `Kade refused to run compose ${op} for ${app}: ${err.message}`, round: `${detail.reason}:${what}:${d.seals.read(app)?.at ?? ''}` },
     });
   }
 
