@@ -154,9 +154,9 @@ export function createSettingsService(d: SettingsDeps) {
     },
 
     /**
-     * GET /api/paths/check. Admins get the whole answer. Others get it only where an app of theirs may bind: inside
-     * DATA_DIR or an allowed host folder (links followed), never inside LIBRARY_DIR (every app's `.env`), BACKUP_DIR
-     * or SVC_DATA. For anything else one "not allowed" answer, so it never tells what exists there.
+     * GET /api/paths/check. Admins get the whole answer. Others get it only inside the mounted BASE_DIR (where apps
+     * bind and folders are adopted) or an allowed host folder (links followed), never inside LIBRARY_DIR (every app's
+     * `.env`), BACKUP_DIR or SVC_DATA. For anything else one "not allowed" answer, so it never tells what exists there.
      */
     checkPath(actor: Actor, path: string, key?: PathCheckKey): PathCheckT {
       const c = checkPath(path, key, rules);
@@ -165,7 +165,8 @@ export function createSettingsService(d: SettingsDeps) {
       const within = (dir: string) => isInside(c.path, normalisePath(dir)) || isInside(real, realPathOf(normalisePath(dir)));
       const withinBoth = (dir: string) => isInside(c.path, normalisePath(dir)) && isInside(real, realPathOf(normalisePath(dir)));
       const hidden = [pathsInUse.LIBRARY_DIR, pathsInUse.BACKUP_DIR, d.stateDir].some(within);
-      const inArea = c.path.startsWith('/') && !hidden && [pathsInUse.DATA_DIR, ...state().plain.ALLOWED_HOST_DIRS].some(withinBoth);
+      // The mounted BASE_DIR stays readable (an operator adopts a folder below it), Kade's own folders in it do not.
+      const inArea = c.path.startsWith('/') && !hidden && [rules.mountedBase, ...state().plain.ALLOWED_HOST_DIRS].some(withinBoth);
       if (inArea) return c;
       return { path: c.path, exists: false, writable: false, inside_base: false, ok: false, fix: null, reason: 'not_allowed', base: c.base };
     },

@@ -27,7 +27,7 @@ const checkPath = defineRoute('viewer', {
   path: '/api/paths/check',
   tags: ['settings'],
   summary:
-    'Whether Kade can use a folder: exists, writable, inside the mounted BASE_DIR; when not, the .env line that fixes it. With key, the rules of that setting apply (BACKUP_OFFSITE_DIR need not lie in BASE_DIR but must exist). Non-admins get the answer only inside DATA_DIR or ALLOWED_HOST_DIRS (never inside LIBRARY_DIR, BACKUP_DIR or SVC_DATA); anything else answers ok false with reason not_allowed, whatever is there.',
+    'Whether Kade can use a folder: exists, writable, inside the mounted BASE_DIR; when not, the .env line that fixes it. With key, the rules of that setting apply (BACKUP_OFFSITE_DIR need not lie in BASE_DIR but must exist). Non-admins get the answer only inside the mounted BASE_DIR or ALLOWED_HOST_DIRS (never inside LIBRARY_DIR, BACKUP_DIR or SVC_DATA); anything else answers ok false with reason not_allowed, whatever is there.',
   request: { query: z.object({ path: z.string().min(1).max(4096), key: z.enum(PATH_CHECK_KEYS).optional() }) },
   responses: { 200: json(PathCheck), ...PROBLEMS },
 });
