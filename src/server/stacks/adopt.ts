@@ -87,7 +87,7 @@ export function createAdopt(c: StackContext) {
     });
     enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
     const adopted = { name: project, stack: name, dir: real, file };
-    await c.compose.validate(adopted, { actor });
+    await c.compose.validate(adopted, { actor, confirmed: req.confirm_outside_paths });
 
     const meta = emptyMeta(c.clock().toISOString(), { adopted: { path: real, project } });
     mkdirSync(c.dirs.adoptedDir, { recursive: true, mode: 0o700 });

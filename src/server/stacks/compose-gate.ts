@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
@@ -30,8 +31,11 @@ export interface GatedCompose {
   stop(p: ComposeProject, opts: GatedRunOptions): Promise<void>;
   restart(p: ComposeProject, opts: GatedRunOptions): Promise<void>;
   pull(p: ComposeProject, opts: GatedRunOptions): Promise<void>;
-  /** Validates files just written (not yet sealed): judged like any run, without the seal. */
-  validate(p: ComposeProject, opts: { actor: Actor }): Promise<void>;
+  /**
+   * Validates files just written or about to be (not sealed yet): judged like any run, without the seal; `confirmed`
+   * are the outside paths an admin confirmed in the request that writes them (audited there).
+   */
+  validate(p: ComposeProject, opts: { actor: Actor; confirmed?: readonly string[] | undefined }): Promise<void>;
 }
 
 export interface GateDeps {
@@ -79,7 +83,7 @@ const refusedFiles = (app: string, reason: 'not_accepted' | 'changed', file: str
  * value, is audited (`stack.files_refused`) and asks for a notification (`notify.security_refusal`).
  */
 export function createComposeGate(d: GateDeps) {
-  function judgeNow(p: ComposeProject, actor: Actor, seal: SealT | null): void {
+  function judgeNow(p: ComposeProject, actor: Actor, seal: SealT | null, confirmed: readonly string[] = []): void {
     const app = appOf(p);
     const files = filesOf(p);
     const dotenv = parseEnv(readTextOrEmpty(files.env));
@@ -92,7 +96,8 @@ export function createComposeGate(d: GateDeps) {
       enforceCompose(text, env, { app, stackDir: p.dir }, d.binds, {
         actor,
         events: d.events,
-        approved: new Set(seal?.approved.outside ?? []),
+        // What the seal approved, and what an admin confirmed in the request whose files are being validated.
+        approved: new Set([...(seal?.approved.outside ?? []), ...(roleAllows(actor.role, 'admin') ? confirmed.map(normalisePath) : [])]),
         files: fileKeys(files).map(([, f]) => f),
       });
     }
@@ -108,7 +113,7 @@ export function createComposeGate(d: GateDeps) {
   }
 
   /** Judges what compose will use for `p` now; `sealed: false` for files just written and not sealed yet. */
-  function check(p: ComposeProject, actor: Actor, op: string, sealed = true): void {
+  function check(p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []): void {
     const app = appOf(p);
     try {
       const seal = sealOf(p);
@@ -121,7 +126,7 @@ export function createComposeGate(d: GateDeps) {
         const changed = d.seals.changed(seal, filesOf(p));
         if (changed) throw refusedFiles(app, 'changed', changed.path);
       }
-      judgeNow(p, actor, seal);
+      judgeNow(p, actor, seal, confirmed);
     } catch (err) {
       if (err instanceof AppError) refused(app, actor, op, err);
       throw err;
@@ -191,7 +196,7 @@ export function createComposeGate(d: GateDeps) {
       await d.compose.down(p, opts);
     },
     async validate(p, opts) {
-      check(p, opts.actor, 'config', false);
+      check(p, opts.actor, 'config', false, opts.confirmed);
       await d.compose.validate(p);
     },
   };

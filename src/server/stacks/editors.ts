@@ -93,7 +93,7 @@ export function createEditors(c: StackContext) {
     const candidate = join(c.tmpDir, `${name}-${randomBytes(4).toString('hex')}.yml`);
     writeFileAtomic(candidate, content, 0o600);
     try {
-      await c.compose.validate({ ...c.dirs.project({ ...loc, composeFile: file }), file: candidate }, { actor });
+      await c.compose.validate({ ...c.dirs.project({ ...loc, composeFile: file }), file: candidate }, { actor, confirmed: confirm });
     } finally {
       rmSync(candidate, { force: true });
     }
