@@ -112,23 +112,31 @@ export function createComposeGate(d: GateDeps) {
     return d.seals.read(appOf(p));
   }
 
-  /** Judges what compose will use for `p` now; `sealed: false` for files just written and not sealed yet. */
-  function check(p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []): void {
+  /**
+   * Judges what compose will use for `p` now, as `actor`; throws the refusal. `sealed: false` for files just written
+   * and not sealed yet.
+   */
+  function judgeFiles(p: ComposeProject, actor: Actor, sealed = true, confirmed: readonly string[] = []): void {
     const app = appOf(p);
-    try {
-      const seal = sealOf(p);
-      if (sealed) {
-        if (!seal) {
-          // The specific reason first (a bind of its own folder, a link…), else that nobody accepted the files.
-          judgeNow(p, actor, null);
-          throw refusedFiles(app, 'not_accepted', p.file);
-        }
-        const changed = d.seals.changed(seal, filesOf(p));
-        if (changed) throw refusedFiles(app, 'changed', changed.path);
+    const seal = sealOf(p);
+    if (sealed) {
+      if (!seal) {
+        // The specific reason first (a bind of its own folder, a link…), else that nobody accepted the files.
+        judgeNow(p, actor, null);
+        throw refusedFiles(app, 'not_accepted', p.file);
       }
-      judgeNow(p, actor, seal, confirmed);
+      const changed = d.seals.changed(seal, filesOf(p));
+      if (changed) throw refusedFiles(app, 'changed', changed.path);
+    }
+    judgeNow(p, actor, seal, confirmed);
+  }
+
+  /** judgeFiles right before a compose run: a refusal is audited and notified before it is thrown. */
+  function check(p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []): void {
+    try {
+      judgeFiles(p, actor, sealed, confirmed);
     } catch (err) {
-      if (err instanceof AppError) refused(app, actor, op, err);
+      if (err instanceof AppError) refused(appOf(p), actor, op, err);
       throw err;
     }
   }
@@ -203,16 +211,8 @@ export function createComposeGate(d: GateDeps) {
 
   /** Why compose would not run an app's files now (for the doctor), or null. Judged as an admin: the files, not a role. */
   function verdict(p: ComposeProject): AppError | null {
-    const admin: Actor = { user: 'doctor', role: 'admin', ip: '' };
     try {
-      const s = sealOf(p);
-      if (!s) {
-        judgeNow(p, admin, null);
-        return refusedFiles(appOf(p), 'not_accepted', p.file);
-      }
-      const changed = d.seals.changed(s, filesOf(p));
-      if (changed) return refusedFiles(appOf(p), 'changed', changed.path);
-      judgeNow(p, admin, s);
+      judgeFiles(p, { user: 'doctor', role: 'admin', ip: '' });
       return null;
     } catch (err) {
       return err instanceof AppError ? err : new AppError('internal', String(err));
