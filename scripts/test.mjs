@@ -93,7 +93,9 @@ if (process.env.KADE_TEST_NOBUILD !== '1') {
 }
 console.log(`\n== test files (${files.length}):\n${files.map((f) => `   ${f}`).join('\n')}`);
 // A second reporter writes TAP to a file, so the run can close with one plain summary line.
-const tap = join(mkdtempSync(join(tmpdir(), 'kade-test-')), 'report.tap');
+const reportDir = mkdtempSync(join(tmpdir(), 'kade-test-'));
+const tap = join(reportDir, 'report.tap');
+const times = join(reportDir, 'file-times.tsv');
 const code = await step('test', process.execPath, [
   '--import',
   'tsx',
@@ -102,6 +104,8 @@ const code = await step('test', process.execPath, [
   '--test-reporter-destination=stdout',
   '--test-reporter=tap',
   `--test-reporter-destination=${tap}`,
+  `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`,
+  `--test-reporter-destination=${times}`,
   '--test-concurrency=1',
   '--test-timeout=600000',
   ...nodeFlags,
@@ -110,5 +114,26 @@ const code = await step('test', process.execPath, [
 const report = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const skipped = count('skipped');
+printTimes();
 console.log(`\n${count('pass')} passed, ${count('fail') + count('cancelled')} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);
+
+// Where the time went: per tier and the slowest files (from the file-times reporter).
+function printTimes() {
+  if (!existsSync(times)) return;
+  const rows = readFileSync(times, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'))
+    .map(([seconds, file]) => ({ file, seconds: Number(seconds) }));
+  if (rows.length < 2) return;
+  const tiers = new Map();
+  for (const { file, seconds } of rows) {
+    const tier = file.startsWith('src/') ? (file.endsWith('.int.test.ts') ? 'src (int)' : 'src (unit)') : file.split('/').slice(0, 2).join('/');
+    tiers.set(tier, (tiers.get(tier) ?? 0) + seconds);
+  }
+  console.log(`\n== time per tier (file times: ${times})`);
+  for (const [tier, seconds] of [...tiers].sort((a, b) => b[1] - a[1])) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${tier}`);
+  console.log('== slowest files');
+  for (const { file, seconds } of rows.sort((a, b) => b.seconds - a.seconds).slice(0, 25)) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${file}`);
+}
