@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectHostNetwork, parseArp, parseLocalAddresses, parseRoutes } from './host-net.ts';
+import { formatIPv4 } from '../../shared/cidr.ts';
+import { detectHostNetwork, parseArp, parseLocalAddresses, parseRoutes, suggestRange } from './host-net.ts';
 
 // Copied from a Debian host: a LAN on eth0 behind 192.0.2.1, the engine's bridge on docker0.
 const ROUTE = `Iface	Destination	Gateway 	Flags	RefCnt	Use	Metric	Mask		MTU	Window	IRTT
@@ -66,4 +67,24 @@ test('no default route, or only one through the engine’s bridge, is no host ne
   const viaBridge =
     'Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\tMTU\tWindow\tIRTT\ndocker0\t00000000\t0100D50A\t0003\t0\t0\t0\t00000000\t0\t0\t0\n';
   assert.equal(detectHostNetwork({ route: viaBridge, arp: '', fibTrie: '' }, []), null);
+});
+
+test('the suggested range is searched at most 16 blocks deep (SPEC Limits): a /8 full of neighbours costs 16 steps', () => {
+  // A /8 LAN on eth0 behind 10.0.0.1; a neighbour in each of the top `full` blocks of 64 addresses.
+  const route = `Iface\tDestination\tGateway\tFlags\tRefCnt\tUse\tMetric\tMask\tMTU\tWindow\tIRTT
+eth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0
+eth0\t0000000A\t00000000\t0001\t0\t0\t0\t000000FF\t0\t0\t0
+`;
+  const top = 0x0affffc0; // 10.255.255.192, the start of the highest block of 64
+  const arp = (full: number) =>
+    `IP address       HW type     Flags       HW address            Mask     Device\n${Array.from(
+      { length: full },
+      (_, i) => `${formatIPv4(top - i * 64 + 5)}  0x1  0x2  02:fc:00:00:00:${(i + 16).toString(16)}  *  eth0`,
+    ).join('\n')}\n`;
+  const suggested = (full: number) => detectHostNetwork({ route, arp: arp(full), fibTrie: '' }, [])?.suggested_range;
+  assert.equal(suggested(0), '10.255.255.192/26');
+  assert.equal(suggested(15), `${formatIPv4(top - 15 * 64)}/26`, 'the 16th block is the last one looked at');
+  assert.equal(suggested(16), null, 'no 17th step, however much of the /8 is left');
+  const taken = new Set(Array.from({ length: 5000 }, (_, i) => top - i * 64 + 5));
+  assert.deepEqual(suggestRange(0x0a000000, 8, taken), { range: null, steps: 16 });
 });

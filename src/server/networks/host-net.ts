@@ -3,7 +3,7 @@
  * as read in the host network namespace by the probe): which interface leads to the default gateway,
  * its subnet and address, the neighbours that hold an address, and a free range to suggest.
  */
-import { formatIPv4, parseCidr, parseIPv4 } from '../../shared/cidr.ts';
+import { formatIPv4, PROPOSAL_STEPS, parseCidr, parseIPv4 } from '../../shared/cidr.ts';
 import type { HostNetworkT } from '../../shared/networks.ts';
 import type { NetTables } from '../host/host-probe.ts';
 
@@ -87,7 +87,7 @@ export function detectHostNetwork(tables: NetTables, kade: { subnet: string | nu
     address: local,
     subnet,
     gateway: formatIPv4(def.gateway),
-    suggested_range: suggestRange(link.dest, link.prefix, taken),
+    suggested_range: suggestRange(link.dest, link.prefix, taken).range,
     added,
   };
 }
@@ -103,16 +103,21 @@ function sameBlock(a: string, b: string): boolean {
   return x !== null && y !== null && x.prefix === y.prefix && inBlock(x.ip, y.ip, y.prefix);
 }
 
-/** An eighth of the subnet (8 to 64 addresses), taken from the top down. */
-function suggestRange(base: number, prefix: number, taken: Set<number>): string | null {
+/**
+ * An eighth of the subnet (8 to 64 addresses), taken from the top down: at most PROPOSAL_STEPS blocks are looked at
+ * (SPEC Limits, "proposed range"), so a /8 full of neighbours costs 16 steps, not 262,143 on the event loop.
+ */
+export function suggestRange(base: number, prefix: number, taken: ReadonlySet<number>): { range: string | null; steps: number } {
   const size = 2 ** (32 - prefix);
   const block = Math.max(8, Math.min(64, size / 8));
-  if (block >= size) return null;
+  if (block >= size) return { range: null, steps: 0 };
   const blockPrefix = 32 - Math.log2(block);
-  for (let start = base + size - block; start > base; start -= block) {
+  let steps = 0;
+  for (let start = base + size - block; start > base && steps < PROPOSAL_STEPS; start -= block) {
+    steps++;
     let clear = true;
     for (const t of taken) if (t >= start && t < start + block) clear = false;
-    if (clear) return `${formatIPv4(start >>> 0)}/${blockPrefix}`;
+    if (clear) return { range: `${formatIPv4(start >>> 0)}/${blockPrefix}`, steps };
   }
-  return null;
+  return { range: null, steps };
 }
