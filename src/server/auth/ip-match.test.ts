@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createIpMatcher, normaliseIp } from './ip-match.ts';
+import { createIpMatcher, normaliseIp } from '../core/ip-match.ts';
 import { proxyUserName } from './sso.ts';
 import { ssoConfigFromAuthBlock } from './sso-config.ts';
 

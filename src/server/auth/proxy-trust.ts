@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { createIpMatcher, normaliseIp } from './ip-match.ts';
+import { createIpMatcher, normaliseIp } from '../core/ip-match.ts';
 
 /** What a request's transport says about its sender, with forwarding headers believed from a trusted proxy only. */
 export interface ClientInfo {

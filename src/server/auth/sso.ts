@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { USER_NAME_PATTERN } from '../../shared/names.ts';
 import type { Role } from '../../shared/roles.ts';
-import { createIpMatcher } from './ip-match.ts';
+import { createIpMatcher } from '../core/ip-match.ts';
 import type { SsoConfig } from './sso-config.ts';
 import type { UsersRepo } from './users.repo.ts';
 

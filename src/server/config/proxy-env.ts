@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '../../shared/roles.ts';
-import { createIpMatcher } from '../auth/ip-match.ts';
+import { createIpMatcher } from '../core/ip-match.ts';
 import { AppError } from '../core/errors.ts';
 
 /** The trusted reverse proxy and single sign-on through it; read once at start from the environment. */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { createMiddleware } from 'hono/factory';
-import { normaliseIp } from '../auth/ip-match.ts';
+import { normaliseIp } from '../core/ip-match.ts';
 import { AppError } from '../core/errors.ts';
 import type { AppEnv } from './context.ts';
 

@@ -2,8 +2,8 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { allFields } from '../templates/render.ts';
-import { ownDataDir } from './bind-rules.ts';
-import { declaredVolumes, hostSources } from './compose-sources.ts';
+import { ownDataDir } from '../settings/bind-rules.ts';
+import { declaredVolumes, hostSources } from '../templates/compose-sources.ts';
 
 /**
  * Each installed app owns DATA_DIR/<its name>. `appdata_dir` absent, empty or the DATA_DIR root itself (what older

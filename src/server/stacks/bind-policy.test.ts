@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { AppError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import { enforceCompose, judgeDevice, judgePath } from './bind-policy.ts';
-import { allowedDirProblem, type BindRules } from './bind-rules.ts';
+import { allowedDirProblem, type BindRules } from '../settings/bind-rules.ts';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kade-binds-')));
 after(() => undefined);

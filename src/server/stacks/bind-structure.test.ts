@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { BindRules } from './bind-rules.ts';
+import type { BindRules } from '../settings/bind-rules.ts';
 import { enforceNoLinks, enforceStructure, linkOnTheWay } from './bind-structure.ts';
-import { hostSources } from './compose-sources.ts';
+import { hostSources } from '../templates/compose-sources.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kade-structure-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { isInside, normalisePath, parentPath } from '../../shared/paths.ts';
 import { AppError } from '../core/errors.ts';
-import { allowedDirs, type BindRules, type BindScope, ownDataDir, spellings } from './bind-rules.ts';
-import type { HostSource } from './compose-sources.ts';
+import { allowedDirs, type BindRules, type BindScope, ownDataDir, spellings } from '../settings/bind-rules.ts';
+import type { HostSource } from '../templates/compose-sources.ts';
 
 /**
  * The shape of an app's binds, judged whoever acts: what a container could do to the files Kade runs compose from,

@@ -4,7 +4,7 @@ import { roleAllows } from '../../shared/roles.ts';
 import type { ALLOW_PRIVILEGED_VALUES } from '../../shared/settings-keys.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
-import { interpolate } from './compose-sources.ts';
+import { interpolate } from '../templates/compose-sources.ts';
 import { parseEnv } from './env-file.ts';
 import { readTextOrEmpty } from './stack-files.ts';
 

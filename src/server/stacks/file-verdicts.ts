@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Compose } from '../engine/compose.ts';
-import type { BindRules } from './bind-rules.ts';
+import type { BindRules } from '../settings/bind-rules.ts';
 import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
 import { createSeals } from './file-seal.ts';

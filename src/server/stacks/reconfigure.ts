@@ -17,7 +17,7 @@ import { appDataValues } from './app-data.ts';
 import { enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { applyChoices, checkChoices, serviceJoins } from './choices.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
-import type { HostSource } from './compose-sources.ts';
+import type { HostSource } from '../templates/compose-sources.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
 import { type EnvDialect, mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';

@@ -6,7 +6,7 @@ import { isSafeName } from '../../shared/names.ts';
 import { normalisePath } from '../../shared/paths.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { errorMessage } from '../core/errors.ts';
-import { hostSources } from '../stacks/compose-sources.ts';
+import { hostSources } from './compose-sources.ts';
 import { loadTemplate } from './load.ts';
 import { allFields, connectPartIds, envNameOf, renderTemplate } from './render.ts';
 import { toggleId } from './values.ts';

@@ -1,5 +1,5 @@
 import { isInside, joinPath, normalisePath } from '../../shared/paths.ts';
-import { realPathOf } from '../settings/path-check.ts';
+import { realPathOf } from './path-check.ts';
 
 /**
  * The folders the bind policy (bind-policy.ts) and the shape of binds (bind-structure.ts) judge against, and how a
