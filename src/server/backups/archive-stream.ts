@@ -2,12 +2,12 @@
  * The byte side of the archive: gzip through zlib, zstd through the `zstd` program (Node 20's zlib has
  * none), and one bounded read loop over the tar entries that both verification and extraction use.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, createReadStream, createWriteStream, openSync, readSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
+import { type PipedChild, runPiped } from '../core/exec.ts';
 import type { ArchiveLimits } from './archive-format.ts';
 
 export type Compression = 'gzip' | 'zstd';
@@ -36,21 +36,18 @@ export function sniffCompression(path: string): Compression | null {
   }
 }
 
-function zstd(args: string[], stdio: ['pipe' | 'ignore', 'pipe', 'pipe']) {
-  const child = spawn('zstd', args, { stdio });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => {
-    if (stderr.length < 4096) stderr += c.toString();
-  });
-  const exited = new Promise<void>((resolve, reject) => {
-    child.on('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT' ? new Error('the zstd program is not installed (Debian package zstd)') : e));
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`zstd: ${stderr.trim() || `ended with ${signal ?? `exit code ${code}`}`}`));
-    });
-  });
-  exited.catch(() => undefined);
-  return { child, exited };
+function zstd(args: string[], stdin: 'pipe' | 'ignore'): PipedChild & { done: Promise<void> } {
+  const child = runPiped('zstd', args, { stdin });
+  const done = child.exited.then(
+    ({ code, signal, stderr }) => {
+      if (code !== 0) throw new Error(`zstd: ${stderr.trim() || `ended with ${signal ?? `exit code ${code}`}`}`);
+    },
+    (e: NodeJS.ErrnoException) => {
+      throw e.code === 'ENOENT' ? new Error('the zstd program is not installed (Debian package zstd)') : e;
+    },
+  );
+  done.catch(() => undefined);
+  return { ...child, done };
 }
 
 /**
@@ -64,12 +61,12 @@ export function compressInto(kind: Compression, source: Readable, path: string):
     const piped = pipeline(source, createGzip(), file);
     return piped.finally(() => closed);
   }
-  const { child, exited } = zstd(['-q', '-c', '--no-progress'], ['pipe', 'pipe', 'pipe']);
+  const child = zstd(['-q', '-c', '--no-progress'], 'pipe');
   const input = pipeline(source, child.stdin as Writable);
-  const output = pipeline(child.stdout as Readable, file);
-  const all = Promise.all([input, output, exited]).then(() => undefined);
+  const output = pipeline(child.stdout, file);
+  const all = Promise.all([input, output, child.done]).then(() => undefined);
   all.catch(() => {
-    child.kill('SIGKILL');
+    child.kill();
     source.destroy();
     file.destroy();
   });
@@ -91,8 +88,8 @@ function openDecompressed(path: string, kind: Compression): { stream: AsyncItera
       },
     };
   }
-  const { child, exited } = zstd(['-d', '-q', '-c', '--no-progress', '--', path], ['ignore', 'pipe', 'pipe']);
-  return { stream: child.stdout as AsyncIterable<Buffer> & NodeJS.ReadableStream, done: exited, abort: () => child.kill('SIGKILL') };
+  const child = zstd(['-d', '-q', '-c', '--no-progress', '--', path], 'ignore');
+  return { stream: child.stdout, done: child.done, abort: child.kill };
 }
 
 /** Room for headers, padding and the end blocks beyond the declared sizes (and what the parser buffers). */

@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { setChildRegistry } from './children.ts';
-import { run } from './exec.ts';
+import { run, runPiped } from './exec.ts';
 
 // A program run() started must not outlive the process that started it: killed with SIGKILL (no code of
 // it runs afterwards), its child and the child's own children end at once, and what still escaped (the
@@ -103,6 +103,23 @@ test('run() keeps its behaviour: output, exit code, timeout kills the whole grou
   assert.ok(inner > 0);
   assert.deepEqual(await gone([inner]), [], "the timeout ends the program's own children too");
   await assert.rejects(run('kade-no-such-program', []), /cannot run kade-no-such-program/);
+});
+
+test('runPiped() streams both ways, tells the exit code and stderr, kills the whole group, and a missing program rejects', async () => {
+  const upper = runPiped('tr', ['a-z', 'A-Z'], { stdin: 'pipe' });
+  upper.stdin?.end('streamed');
+  let out = '';
+  for await (const chunk of upper.stdout) out += String(chunk);
+  assert.equal(out, 'STREAMED');
+  assert.deepEqual(await upper.exited, { code: 0, signal: null, stderr: '' });
+  assert.equal((await runPiped('sh', ['-c', 'echo bad >&2; exit 4'], { stdin: 'ignore' }).exited).stderr, 'bad\n');
+
+  const slow = runPiped('sh', ['-c', 'sleep 300 & echo $!; wait'], { stdin: 'ignore' });
+  const inner = Number(String(await new Promise((r) => slow.stdout.once('data', r))).trim());
+  slow.kill();
+  assert.equal((await slow.exited).signal, 'SIGKILL');
+  assert.deepEqual(await gone([inner]), [], "kill ends the program's own children too");
+  await assert.rejects(runPiped('kade-no-such-program', [], { stdin: 'ignore' }).exited, { code: 'ENOENT' });
 });
 
 test('the next start ends a child that escaped (recorded in its pid file), never a process that got its pid since', async () => {

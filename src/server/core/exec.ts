@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { childEnded, childStarted, hasPdeathsig } from './children.ts';
 import { AppError } from './errors.ts';
 
@@ -58,6 +59,71 @@ function wrapped(file: string, args: readonly string[], env: NodeJS.ProcessEnv, 
   return ['setpriv', ['--pdeathsig', 'KILL', '--', file, ...args]];
 }
 
+/** Spawns `file` in a process group of its own under the parent-death signal, recorded until it exits (children.ts). */
+function startChild(
+  file: string,
+  args: readonly string[],
+  opts: { cwd?: string | undefined; env?: NodeJS.ProcessEnv | undefined },
+  stdin: 'pipe' | 'ignore',
+): ChildProcess {
+  const env = opts.env ?? process.env;
+  const [prog, argv] = wrapped(file, args, env, opts.cwd);
+  const child = spawn(prog, argv, { cwd: opts.cwd, env, stdio: [stdin, 'pipe', 'pipe'], detached: true });
+  const pid = child.pid;
+  if (pid !== undefined) {
+    childStarted(pid, [file, ...args]);
+    child.once('exit', () => childEnded(pid));
+  }
+  return child;
+}
+
+/** Kills the child's whole process group (helpers it started included), or the child alone when the group is gone. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+      return;
+    } catch {
+      // The group is gone already; fall through to the child itself.
+    }
+  }
+  child.kill('SIGKILL');
+}
+
+/** A program whose input and output are streams (data of any size, read with backpressure). */
+export interface PipedChild {
+  /** Null when started with `stdin: 'ignore'`. */
+  stdin: Writable | null;
+  stdout: Readable;
+  /**
+   * Settles when the program ended and its output streams closed: its exit code (null when a signal ended it) and
+   * the first 4 KiB of its stderr. Rejects only when it could not be started (the spawn error, `code` ENOENT when the
+   * program is missing).
+   */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+  /** Kills the program and everything it started. */
+  kill(): void;
+}
+
+/**
+ * Starts a program with an argument array, never through a shell, with its standard input and output as
+ * streams (a compressor between two files). Like run(): a process group of its own, dies with Kade, recorded
+ * until it exits. The caller bounds it: read its output or kill it.
+ */
+export function runPiped(file: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin: 'pipe' | 'ignore' }): PipedChild {
+  const child = startChild(file, args, opts, opts.stdin);
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    if (stderr.length < 4096) stderr += c.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stderr }));
+  });
+  exited.catch(() => undefined);
+  return { stdin: child.stdin, stdout: child.stdout as Readable, exited, kill: () => killGroup(child) };
+}
+
 /**
  * Runs a program with an argument array, never through a shell, with a timeout and an output cap. The
  * program runs in a process group of its own, dies with Kade (parent-death signal, watchdog) and is
@@ -66,34 +132,12 @@ function wrapped(file: string, args: readonly string[], env: NodeJS.ProcessEnv, 
 export function run(file: string, args: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
   const max = opts.maxOutput ?? 1_000_000;
   return new Promise((resolve, reject) => {
-    const env = opts.env ?? process.env;
-    const [prog, argv] = wrapped(file, args, env, opts.cwd);
-    const child = spawn(prog, argv, {
-      cwd: opts.cwd,
-      env,
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const pid = child.pid;
-    if (pid !== undefined) {
-      childStarted(pid, [file, ...args]);
-      child.once('exit', () => childEnded(pid));
-    }
+    const child = startChild(file, args, opts, opts.input === undefined ? 'ignore' : 'pipe');
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     let aborted = false;
-    const kill = () => {
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-          return;
-        } catch {
-          // The group is gone already; fall through to the child itself.
-        }
-      }
-      child.kill('SIGKILL');
-    };
+    const kill = () => killGroup(child);
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
