@@ -25,6 +25,7 @@ import { openSecretBox } from './db/secret-box.ts';
 import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
+import { createEngineCheck } from './engine/engine-check.ts';
 import { createEngineRestart } from './engine/engine-restart.ts';
 import { createFleet } from './engine/fleet.ts';
 import { createHostHelper } from './engine/host-helper.ts';
@@ -132,17 +133,15 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     version: config.version,
     clock,
   });
-  // The probe's small image is pulled when the engine lacks it: looked for at start (through the Engine, so dockerode
-  // loads only for a pull), pulled again when a probe misses it.
+  // The probe's small image is pulled when the engine lacks it: looked for at start, pulled again when a probe misses it.
   const probeImage = createProbeImagePuller({
     engine,
-    docker: engine.dockerode,
     image: config.probeImage,
     onPulled: () => logger.info({ probe: config.probeImage }, 'pulled the host probe image'),
     onFailure: (message) => logger.warn({ probe: config.probeImage }, message),
   });
   void probeImage.ensure();
-  const probe = cachedProbe(createHostProbe({ docker: engine.dockerode, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
+  const probe = cachedProbe(createHostProbe({ engine, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
@@ -242,7 +241,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
   const engineRestart = createEngineRestart({
-    helper: createHostHelper(engine.dockerode, config.probeImage),
+    helper: createHostHelper(engine, config.probeImage),
     engine,
     jobs,
     events,
@@ -307,9 +306,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       stacks,
       containers,
       jobs,
-      engine,
+      engineCheck: createEngineCheck({ engine, compose }),
       engineRestart,
-      compose,
       audit,
       users,
       settings,

@@ -3,7 +3,7 @@ import type { PathKey } from '../../shared/settings-keys.ts';
 import { deviceOf, freeFor } from '../core/disk.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Compose } from '../engine/compose.ts';
-import type { DockerEngine } from '../engine/docker-engine.ts';
+import type { Engine } from '../engine/engine.ts';
 import { checkPath, type PathRules, pathRefusal } from '../settings/path-check.ts';
 import { readHostView } from './host-view.ts';
 import { type BindMount, compareFolder, foldersToCompare, hostPathOf, seenHere } from './mounts.ts';
@@ -14,8 +14,7 @@ import { stackVerdicts, verdictLine } from './stack-verdicts.ts';
 export const LOW_DISK_BYTES = 2 * 1024 ** 3;
 
 export interface DoctorDeps {
-  /** dockerode (its `dockerode()`) only for the mounts check's probe container. */
-  engine: DockerEngine;
+  engine: Pick<Engine, 'ping' | 'inspectContainer' | 'runContainer'>;
   compose: Compose;
   /** The folders this process uses (the stored settings where usable, else the boot configuration). */
   paths: Readonly<Record<PathKey, string>>;
@@ -118,7 +117,7 @@ export function createDoctor(d: DoctorDeps) {
     const recreate = `${own.workdir ? `cd ${quoteSh(own.workdir)} && ` : ''}${cli} up -d --force-recreate`;
     const folders = foldersToCompare(d.paths.BASE_DIR, [d.paths.LIBRARY_DIR, d.paths.DATA_DIR, d.paths.BACKUP_DIR], own.mounts);
     const hostPaths = folders.map((f) => hostPathOf(f, own.mounts));
-    const view = await readHostView(d.engine.dockerode, {
+    const view = await readHostView(d.engine, {
       image: d.probeImage,
       user: `${d.rules.uid}:${d.svcGid ?? d.rules.uid}`,
       paths: [...new Set(hostPaths)],

@@ -1,7 +1,5 @@
-import { PassThrough } from 'node:stream';
-import type Docker from 'dockerode';
-import { errorMessage } from '../core/errors.ts';
-import type { DockerodeLoader } from '../engine/docker-engine.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { Seen } from './mounts.ts';
 
 export type HostView = { ok: true; seen: Map<string, Seen> } | { ok: false; message: string };
@@ -18,50 +16,26 @@ const SCRIPT =
  * no capabilities, read-only, running as Kade's own account, so it reads only what Kade could.
  */
 export async function readHostView(
-  loadDocker: DockerodeLoader,
+  engine: Pick<Engine, 'runContainer'>,
   opts: { image: string; user: string; paths: string[]; timeoutMs?: number; labels?: Record<string, string> },
 ): Promise<HostView> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  let container: Docker.Container | undefined;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const docker = await loadDocker();
-    container = await docker.createContainer({
-      Image: opts.image,
-      Cmd: ['sh', '-c', SCRIPT, 'sh', ...opts.paths.map((p) => `/host${p}`)],
-      User: opts.user,
-      Labels: { 'kade.probe': 'doctor-mounts', ...opts.labels },
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      HostConfig: {
-        NetworkMode: 'none',
-        Init: true,
-        ReadonlyRootfs: true,
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        Memory: 32 << 20,
-        Mounts: [{ Type: 'bind', Source: '/', Target: '/host', ReadOnly: true }],
+    const run = await engine.runContainer(
+      {
+        image: opts.image,
+        cmd: ['sh', '-c', SCRIPT, 'sh', ...opts.paths.map((p) => `/host${p}`)],
+        user: opts.user,
+        labels: { 'kade.probe': 'doctor-mounts', ...opts.labels },
+        network: 'none',
+        powers: 'none',
+        readOnlyRoot: true,
+        memoryBytes: 32 << 20,
+        mounts: [{ type: 'bind', source: '/', target: '/host', readOnly: true }],
       },
-    });
-    const out: Buffer[] = [];
-    const stdout = new PassThrough();
-    stdout.on('data', (b: Buffer) => out.push(b));
-    const stream = await container.attach({ stream: true, stdout: true, stderr: true });
-    const ended = new Promise<void>((resolve, reject) => {
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', reject);
-    });
-    docker.modem.demuxStream(stream, stdout, new PassThrough().resume());
-    await container.start();
-    await Promise.race([
-      ended,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the probe did not finish within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-    const lines = Buffer.concat(out).toString('utf8').trim().split('\n');
+      { timeoutMs },
+    );
+    const lines = run.stdout.trim().split('\n');
     const seen = new Map<string, Seen>();
     opts.paths.forEach((p, i) => {
       const l = (lines[i] ?? '').trim();
@@ -69,11 +43,8 @@ export async function readHostView(
     });
     return { ok: true, seen };
   } catch (err) {
-    const e = err as { statusCode?: number };
-    const message = e.statusCode === 404 ? `probe image '${opts.image}' is not present on the engine` : errorMessage(err);
-    return { ok: false, message };
-  } finally {
-    clearTimeout(timer);
-    await container?.remove({ force: true }).catch(() => undefined);
+    if (err instanceof AppError && err.params.reason === 'timeout') return { ok: false, message: `the probe did not finish within ${timeoutMs} ms` };
+    const missing = err instanceof AppError && err.code === 'not_found' && err.params.what === 'image';
+    return { ok: false, message: missing ? `probe image '${opts.image}' is not present on the engine` : errorMessage(err) };
   }
 }

@@ -5,6 +5,7 @@ import { AppError, errorMessage } from '../core/errors.ts';
 import { call, change, orMissing, translate } from './docker-errors.ts';
 import { dockerContainerEvents } from './docker-events.ts';
 import { createDemuxer, demuxBuffer, execIn, execStreamIn } from './docker-exec.ts';
+import { createContainer, runContainer } from './docker-run.ts';
 import {
   COMPOSE_PROJECT_LABEL,
   COMPOSE_SERVICE_LABEL,
@@ -16,6 +17,7 @@ import {
   type NetworkSummary,
 } from './engine.ts';
 import { createEngineApi, type EngineApi } from './engine-api.ts';
+import { pullImage } from './image-pull.ts';
 
 /**
  * How long a read (version, listings, inspects) may take: an engine that accepts connections and never
@@ -23,12 +25,6 @@ import { createEngineApi, type EngineApi } from './engine-api.ts';
  * Changes (start, stop, exec, log streams) keep no such bound: they may take long by nature.
  */
 export const ENGINE_READ_TIMEOUT_MS = 20_000;
-
-/** dockerode, loaded on first use: only container creation, image pulls and the like need it. */
-export type DockerodeLoader = () => Promise<Docker>;
-
-/** The Engine, plus dockerode for the few modules that need more than the Engine interface. */
-export type DockerEngine = Engine & { dockerode: DockerodeLoader };
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number } | null)?.statusCode;
 /** A container, volume, network or exec id or name as one path segment. */
@@ -79,15 +75,9 @@ function summariseNetwork(n: Docker.NetworkInspectInfo): NetworkSummary {
 }
 
 /** The Docker Engine API over one endpoint (a unix socket or a tcp host). */
-export function createDockerEngine(endpoint: EngineEndpoint, opts: { readTimeoutMs?: number } = {}): DockerEngine {
+export function createDockerEngine(endpoint: EngineEndpoint, opts: { readTimeoutMs?: number } = {}): Engine {
   const api = createEngineApi(endpoint, { readTimeoutMs: opts.readTimeoutMs ?? ENGINE_READ_TIMEOUT_MS });
-  let dockerode: Promise<Docker> | undefined;
   return {
-    // One import shared by every caller; its ~127 ms and ~21 MiB are paid only when a caller needs it.
-    dockerode: () => {
-      dockerode ??= import('dockerode').then((m) => new m.default(endpoint));
-      return dockerode;
-    },
     async ping() {
       const v = await call(() => api.read<Docker.DockerVersion>('/version'));
       return { version: v.Version, apiVersion: v.ApiVersion };
@@ -133,6 +123,9 @@ export function createDockerEngine(endpoint: EngineEndpoint, opts: { readTimeout
     createNetwork: (spec) => createNetwork(api, spec),
     removeNetwork: (name) => removeNetwork(api, name),
     containerEvents: (o) => call(() => dockerContainerEvents(api, o)),
+    createContainer: (spec) => createContainer(api, spec),
+    runContainer: (spec, o) => runContainer(api, spec, o),
+    pullImage: (ref, o) => pullImage(api, ref, o),
   };
 }
 

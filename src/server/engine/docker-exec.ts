@@ -16,14 +16,14 @@ interface Exec {
   name: string;
 }
 
-/** Collects what a stream writes, keeping at most EXEC_OUTPUT_LIMIT bytes. */
-function collector(): { sink: Writable; text: () => string } {
+/** Collects what a stream writes, keeping at most `limit` bytes. */
+export function collector(limit = EXEC_OUTPUT_LIMIT): { sink: Writable; text: () => string } {
   const parts: Buffer[] = [];
   let size = 0;
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      if (size < EXEC_OUTPUT_LIMIT) {
-        const part = chunk.subarray(0, EXEC_OUTPUT_LIMIT - size);
+      if (size < limit) {
+        const part = chunk.subarray(0, limit - size);
         parts.push(part);
         size += part.length;
       }

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 // dockerode costs ~127 ms and ~21 MiB at load (docker-modem loads ssh2, whose poly1305 takes 16 MiB of WebAssembly
-// memory; its session.js loads @grpc/grpc-js and protobufjs). Kade's start must not pay it: only the rare callers
-// that create containers or pull images load it, through engine.dockerode(). ESM imports of CommonJS modules are
-// in require.cache too, so the cache tells what the built server loaded.
+// memory; its session.js loads @grpc/grpc-js and protobufjs). Kade must not pay it: every engine call goes through
+// engine-api.ts. ESM imports of CommonJS modules are in require.cache too, so the cache tells what the built server
+// loaded.
 const KADE = fileURLToPath(new URL('../../../dist/server/kade.js', import.meta.url));
 const SCRIPT = `import(${JSON.stringify(KADE)}).then(() => console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /dockerode|ssh2|@grpc|protobufjs/.test(k)))))`;
 

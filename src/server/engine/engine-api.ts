@@ -3,9 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { EngineEndpoint } from '../config/config.ts';
 
 /**
- * A small Docker Engine API client on node:http. Kade's hot path (listings, inspects, events, logs, exec) needs
- * no more; dockerode costs ~127 ms and ~21 MiB at load (ssh2, grpc) and stays for the few rare callers that
- * create containers or pull images (see docker-engine.ts `dockerode()`).
+ * A small Docker Engine API client on node:http: every call Kade makes (listings, inspects, events, logs, exec,
+ * containers it runs, image pulls) needs no more. dockerode would cost ~127 ms and ~21 MiB at load (ssh2, grpc).
  */
 
 /** Query values; objects (`filters`) are sent JSON-encoded, as the engine wants them. */
@@ -33,7 +32,7 @@ export interface EngineApi {
    * The response of a 2xx answer as a stream (events, followed logs, exec output), on a connection of its own:
    * a stream held open for hours must not take a place in the bounded pool.
    */
-  stream(method: 'GET' | 'POST', path: string, opts?: { query?: Query; body?: unknown }): Promise<IncomingMessage>;
+  stream(method: 'GET' | 'POST', path: string, opts?: { query?: Query; body?: unknown; headers?: Record<string, string> }): Promise<IncomingMessage>;
   /** POST that the engine answers with 101 and a raw two-way connection (exec start with stdin). */
   upgrade(path: string, body: unknown): Promise<Duplex>;
 }
@@ -69,7 +68,8 @@ function engineMessage(status: number, body: Buffer): string {
   return text || `the engine answered HTTP ${status}`;
 }
 
-function readBody(res: IncomingMessage): Promise<Buffer> {
+/** The whole body of a response; a connection dropped before its end rejects. */
+export function readBody(res: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     res.on('data', (b: Buffer) => parts.push(b));
@@ -168,7 +168,9 @@ export function createEngineApi(endpoint: EngineEndpoint, opts: { readTimeoutMs:
     },
     bytes: (path, query) => whole({ method: 'GET', path: withQuery(path, query) }),
     async stream(method, path, o = {}) {
-      return checked(await respond(open({ method, path: withQuery(path, o.query), body: o.body, pooled: false })));
+      return checked(
+        await respond(open({ method, path: withQuery(path, o.query), body: o.body, pooled: false, ...(o.headers ? { headers: o.headers } : {}) })),
+      );
     },
     upgrade(path, body) {
       const req = open({ method: 'POST', path, body, pooled: false, headers: { Connection: 'Upgrade', Upgrade: 'tcp' } });

@@ -118,6 +118,84 @@ export interface Engine {
    * goes away; `close()` ends it from this side.
    */
   containerEvents(opts: { actions: string[]; since?: string }): Promise<ContainerEventStream>;
+  /**
+   * Creates a container (not started) and answers its id. A missing image is `not_found` (what: image), a name
+   * taken is `conflict`. Every container runs under an init.
+   */
+  createContainer(spec: ContainerSpec): Promise<string>;
+  /**
+   * Runs a short-lived container to its end (the probe and helper containers): created, its output attached,
+   * started, waited for; removed afterwards, also when it fails or hangs past `timeoutMs` (then `engine_unreachable`
+   * with params.reason `timeout`). A missing image is `not_found` (what: image); the image is never pulled here.
+   */
+  runContainer(spec: ContainerSpec, opts: RunOptions): Promise<RunResult>;
+  /**
+   * Pulls `ref` (a tag or digest; `latest` when it has neither) and waits for the end of its progress stream: a pull
+   * fails inside that stream as often as at its start: both are `registry_unreachable` with the engine's words
+   * (`engine_unreachable` when the engine itself cannot be reached).
+   * `onStep` gets the status lines that say something (layer progress repeats by the hundred and is left out).
+   */
+  pullImage(ref: string, opts?: PullOptions): Promise<void>;
+}
+
+/** A container to create; what is left out is the engine's default. */
+export interface ContainerSpec {
+  image: string;
+  cmd: string[];
+  name?: string;
+  /** Instead of the image's entrypoint. */
+  entrypoint?: string[];
+  workingDir?: string;
+  /** name or uid[:gid]; the image's user when absent. */
+  user?: string;
+  /** `NAME=value` entries. */
+  env?: string[];
+  labels?: Record<string, string>;
+  /** `none`, `host`, or a network's name; the engine's default bridge when absent. */
+  network?: string;
+  /** In the host's PID namespace. */
+  hostPid?: boolean;
+  /** `none`: every capability dropped and no new privileges; `privileged`: full powers over the host; default: the engine's. */
+  powers?: 'none' | 'default' | 'privileged';
+  readOnlyRoot?: boolean;
+  memoryBytes?: number;
+  /** The engine removes the container when it exits (also when Kade is gone by then). */
+  autoRemove?: boolean;
+  mounts?: MountSpec[];
+  /** Ports the container exposes, `80/tcp`; those in `publish` are exposed too. */
+  expose?: string[];
+  publish?: { port: string; hostIp: string; hostPort: number }[];
+}
+
+export interface MountSpec {
+  type: 'bind' | 'volume';
+  source: string;
+  target: string;
+  readOnly?: boolean;
+}
+
+export interface RunOptions {
+  timeoutMs: number;
+  /** Each output stream is cut off after this many bytes; default EXEC_OUTPUT_LIMIT. */
+  outputLimit?: number;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The account for a registry, in the engine's own shape (X-Registry-Auth). */
+export interface PullAuth {
+  username: string;
+  password: string;
+  serveraddress: string;
+}
+
+export interface PullOptions {
+  auth?: PullAuth | undefined;
+  onStep?: (line: string) => void;
 }
 
 /** One container event of the engine. */

@@ -1,6 +1,5 @@
-import { PassThrough } from 'node:stream';
-import { errorMessage } from '../core/errors.ts';
-import type { DockerodeLoader } from '../engine/docker-engine.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
+import type { Engine } from '../engine/engine.ts';
 import { type HostListeners, parseProbeOutput } from './ports.ts';
 
 /** Why the host could not be read; the port check turns it into its note. */
@@ -22,8 +21,7 @@ export interface HostProbe {
 }
 
 export interface HostProbeOptions {
-  /** dockerode, loaded at the first probe (a user's port check or network view), not at start. */
-  docker: DockerodeLoader;
+  engine: Pick<Engine, 'runContainer'>;
   /** A small image with busybox `tail`; not pulled here (see `onImageMissing`). */
   image: string;
   /** Told when the engine lacks the image, so it can be pulled for the next probe (probe-image.ts). */
@@ -36,18 +34,17 @@ const TABLES = ['/proc/net/tcp', '/proc/net/tcp6', '/proc/net/udp', '/proc/net/u
 const NET_TABLES = ['/proc/net/route', '/proc/net/arp', '/proc/net/fib_trie'];
 const MAX_OUTPUT = 8 << 20;
 
-function classify(err: unknown, image: string): ProbeFailed {
-  const e = err as { statusCode?: number; code?: string };
-  const message = errorMessage(err);
-  if (e.statusCode === 404 && /image/i.test(message))
+function classify(err: unknown, image: string, timeoutMs: number): ProbeFailed {
+  if (!(err instanceof AppError)) return { ok: false, reason: 'failed', message: errorMessage(err) };
+  if (err.code === 'not_found' && err.params.what === 'image')
     return { ok: false, reason: 'image_missing', message: `probe image '${image}' is not present on the engine`, image };
-  if (e.statusCode === undefined && (e.code === 'ENOENT' || e.code === 'ECONNREFUSED' || e.code === 'EACCES')) {
-    return { ok: false, reason: 'engine_unreachable', message: `container engine not reachable: ${message}` };
+  if (err.params.reason === 'timeout') return { ok: false, reason: 'timeout', message: `the probe did not finish within ${timeoutMs} ms` };
+  const cause = err.cause as { statusCode?: number; code?: string } | undefined;
+  if (err.code === 'engine_unreachable' && cause?.statusCode === undefined && ['ENOENT', 'ECONNREFUSED', 'EACCES'].includes(cause?.code ?? '')) {
+    return { ok: false, reason: 'engine_unreachable', message: err.message };
   }
-  return { ok: false, reason: 'failed', message };
+  return { ok: false, reason: 'failed', message: err.message };
 }
-
-class ProbeTimeout extends Error {}
 
 /**
  * The host's socket tables, read by a short-lived container in the host network namespace
@@ -58,65 +55,28 @@ export function createHostProbe(opts: HostProbeOptions): HostProbe {
   const { image } = opts;
   const timeoutMs = opts.timeoutMs ?? 5000;
   async function run(files: string[]): Promise<string> {
-    const docker = await opts.docker();
-    const container = await docker.createContainer({
-      Image: image,
-      Cmd: ['tail', '-n', '+1', ...files],
-      User: '65534:65534',
-      Labels: { 'kade.probe': 'host-ports', ...opts.labels },
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      HostConfig: {
-        NetworkMode: 'host',
-        AutoRemove: true,
-        Init: true,
-        ReadonlyRootfs: true,
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        Memory: 32 << 20,
-      },
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stdout = new PassThrough();
-    stdout.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size <= MAX_OUTPUT) chunks.push(b);
-    });
     // A missing tcp6/udp6 table (IPv6 off) is reported on stderr; the tables that exist still count.
-    const stderr = new PassThrough().resume();
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const stream = await container.attach({ stream: true, stdout: true, stderr: true });
-      const ended = new Promise<void>((resolve, reject) => {
-        stream.on('end', resolve);
-        stream.on('close', resolve);
-        stream.on('error', reject);
-      });
-      docker.modem.demuxStream(stream, stdout, stderr);
-      await container.start();
-      await Promise.race([
-        ended,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ProbeTimeout(`the probe did not finish within ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      // AutoRemove only acts on a container that ran to its end; one that never started or hangs is ours to remove.
-      await container.remove({ force: true }).catch(() => undefined);
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const done = await opts.engine.runContainer(
+      {
+        image,
+        cmd: ['tail', '-n', '+1', ...files],
+        user: '65534:65534',
+        labels: { 'kade.probe': 'host-ports', ...opts.labels },
+        network: 'host',
+        autoRemove: true,
+        readOnlyRoot: true,
+        powers: 'none',
+        memoryBytes: 32 << 20,
+      },
+      { timeoutMs, outputLimit: MAX_OUTPUT },
+    );
+    return done.stdout;
   }
   async function attempt<T>(read: () => Promise<T>): Promise<T | ProbeFailed> {
     try {
       return await read();
     } catch (err) {
-      if (err instanceof ProbeTimeout) return { ok: false, reason: 'timeout', message: err.message };
-      const failed = classify(err, image);
+      const failed = classify(err, image, timeoutMs);
       if (failed.reason === 'image_missing') opts.onImageMissing?.();
       return failed;
     }

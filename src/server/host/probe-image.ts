@@ -1,7 +1,5 @@
 import { errorMessage } from '../core/errors.ts';
-import type { DockerodeLoader } from '../engine/docker-engine.ts';
 import type { Engine } from '../engine/engine.ts';
-import { pullImage } from '../engine/image-pull.ts';
 
 /** Gets the host probe's small image (SVC_PROBE_IMAGE) onto the engine when it is missing. */
 export interface ProbeImagePuller {
@@ -13,9 +11,7 @@ export interface ProbeImagePuller {
 }
 
 export function createProbeImagePuller(opts: {
-  /** Looks for the image (engine-api): dockerode is loaded only when a pull is needed. */
-  engine: Pick<Engine, 'inspectImage'>;
-  docker: DockerodeLoader;
+  engine: Pick<Engine, 'inspectImage' | 'pullImage'>;
   image: string;
   onPulled?: () => void;
   onFailure?: (message: string) => void;
@@ -41,7 +37,7 @@ export function createProbeImagePuller(opts: {
     }
     if (now() - failedAt < retryMs) return false;
     try {
-      await pullImage(await opts.docker(), image);
+      await opts.engine.pullImage(image);
       opts.onPulled?.();
       return true;
     } catch (err) {

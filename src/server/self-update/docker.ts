@@ -1,6 +1,5 @@
 import { AppError, errorMessage } from '../core/errors.ts';
-import type { DockerEngine } from '../engine/docker-engine.ts';
-import { pullImage } from '../engine/image-pull.ts';
+import type { Engine } from '../engine/engine.ts';
 import type { RegistryCredentials } from '../updates/registry-client.ts';
 import type { HelperMount, OwnInspection } from './target.ts';
 
@@ -25,8 +24,10 @@ export interface SelfUpdateEngine {
   startHelper(h: HelperContainer): Promise<string>;
 }
 
-/** The status (own container, image digests) reads through the Engine; dockerode loads for a pull or the helper only. */
-export function createSelfUpdateEngine(engine: DockerEngine): SelfUpdateEngine {
+/** What the self-update needs of the Engine. */
+export function createSelfUpdateEngine(
+  engine: Pick<Engine, 'inspectContainer' | 'inspectImage' | 'pullImage' | 'removeContainer' | 'createContainer' | 'startContainer'>,
+): SelfUpdateEngine {
   return {
     async inspectOwn(id) {
       return (await engine.inspectContainer(id)) as OwnInspection;
@@ -37,37 +38,30 @@ export function createSelfUpdateEngine(engine: DockerEngine): SelfUpdateEngine {
     async pull(ref, auth, onLine) {
       const authconfig = auth ? { username: auth.user, password: auth.token, serveraddress: auth.host } : undefined;
       try {
-        await pullImage(await engine.dockerode(), ref, { auth: authconfig, onStep: onLine });
+        await engine.pullImage(ref, { auth: authconfig, onStep: onLine });
       } catch (err) {
         throw new AppError('registry_unreachable', `pulling ${ref} failed: ${errorMessage(err)}`, { params: { image: ref }, cause: err });
       }
     },
     async startHelper(h) {
-      const docker = await engine.dockerode();
-      await docker
-        .getContainer(h.name)
-        .remove({ force: true })
-        .catch(() => undefined);
-      const c = await docker.createContainer({
+      await engine.removeContainer(h.name).catch(() => undefined);
+      const id = await engine.createContainer({
         name: h.name,
-        Image: h.image,
+        image: h.image,
         // Not the image's entrypoint: the helper needs root (the socket, the .env's owner) and none of its folder preparation.
-        Entrypoint: [h.cmd[0] ?? 'node'],
-        Cmd: h.cmd.slice(1),
-        WorkingDir: '/app',
-        User: '0:0',
-        Env: h.env,
-        Labels: h.labels,
-        HostConfig: {
-          AutoRemove: true,
-          Init: true,
-          // It talks to the engine through the socket only.
-          NetworkMode: 'none',
-          Mounts: h.mounts.map((m) => ({ Type: m.type, Source: m.source, Target: m.destination })),
-        },
+        entrypoint: [h.cmd[0] ?? 'node'],
+        cmd: h.cmd.slice(1),
+        workingDir: '/app',
+        user: '0:0',
+        env: h.env,
+        labels: h.labels,
+        autoRemove: true,
+        // It talks to the engine through the socket only.
+        network: 'none',
+        mounts: h.mounts.map((m) => ({ type: m.type, source: m.source, target: m.destination })),
       });
-      await c.start();
-      return c.id;
+      await engine.startContainer(id);
+      return id;
     },
   };
 }
