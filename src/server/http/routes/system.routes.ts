@@ -2,7 +2,6 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { Health, JobAccepted } from '../../../shared/api.ts';
 import { DoctorReport } from '../../../shared/doctor.ts';
-import { errorMessage } from '../../core/errors.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -47,21 +46,9 @@ const doctor = defineRoute('admin', {
   responses: { 200: json(DoctorReport), ...PROBLEMS },
 });
 
-export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engine' | 'compose' | 'doctor' | 'engineRestart'>): void {
+export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engineCheck' | 'doctor' | 'engineRestart'>): void {
   app.openapi(doctor, async (c) => c.json(await services.doctor.run(), 200));
   app.openapi(engineRestart, async (c) => c.json({ job: await services.engineRestart.restart(actorOf(c)) }, 202));
   app.openapi(health, (c) => c.json({ status: 'ok' as const, version }, 200));
-  app.openapi(engineCheck, async (c) => {
-    const [info, compose] = await Promise.allSettled([services.engine.ping(), services.compose.variant()]);
-    return c.json(
-      {
-        reachable: info.status === 'fulfilled',
-        version: info.status === 'fulfilled' ? info.value.version : null,
-        api_version: info.status === 'fulfilled' ? info.value.apiVersion : null,
-        compose: compose.status === 'fulfilled' ? compose.value : null,
-        error: info.status === 'rejected' ? errorMessage(info.reason) : compose.status === 'rejected' ? errorMessage(compose.reason) : null,
-      },
-      200,
-    );
-  });
+  app.openapi(engineCheck, async (c) => c.json(await services.engineCheck.check(), 200));
 }
