@@ -592,10 +592,47 @@ env_get() {
   sed -n "s/^$1=//p" "$DIR/.env" | tail -n 1 | sed "s/^'\\(.*\\)'\$/\\1/; s/^\"\\(.*\\)\"\$/\\1/"
 }
 
+# valid_zone NAME: whether NAME looks like an IANA zone (Europe/Amsterdam, UTC), nothing a path could escape with.
+valid_zone() {
+  case $1 in '' | *..* | /* | *[!A-Za-z0-9_+/-]*) return 1 ;; esac
+}
+
+# host_timezone: the host's zone, so Kade and its apps keep the host's clock (TIMEZONE defaults to TZ): /etc/timezone,
+# then timedatectl, then the zoneinfo link /etc/localtime; UTC when none says. SVC_HOST_ETC stands for /etc in tests.
+host_timezone() {
+  etc=${SVC_HOST_ETC:-/etc}
+  zone=$(sed -n '1{s/[[:space:]]//g;p;}' "$etc/timezone" 2>/dev/null || true)
+  if ! valid_zone "$zone" && command -v timedatectl >/dev/null 2>&1; then
+    zone=$(timedatectl show --property=Timezone --value 2>/dev/null || true)
+  fi
+  if ! valid_zone "$zone"; then
+    zone=$(readlink "$etc/localtime" 2>/dev/null | sed -n 's#^.*zoneinfo/##p')
+  fi
+  valid_zone "$zone" || zone=UTC
+  printf '%s\n' "$zone"
+}
+
+# choose_timezone: TZ for .env: the one .env has (a user's choice stays), else the host's. SVC_LOCALTIME: the host
+# file compose.yaml mounts read-only on /etc/localtime, so the container's C library keeps the host's clock too;
+# /dev/null where the host has none (compose would otherwise make an empty folder at the missing path).
+choose_timezone() {
+  TZ_VALUE=$(env_get TZ)
+  valid_zone "$TZ_VALUE" || TZ_VALUE=$(host_timezone)
+  etc=${SVC_HOST_ETC:-/etc}
+  if [ -f "$etc/localtime" ]; then
+    LOCALTIME="$etc/localtime"
+  elif [ -f "/usr/share/zoneinfo/$TZ_VALUE" ]; then
+    LOCALTIME="/usr/share/zoneinfo/$TZ_VALUE"
+  else
+    LOCALTIME=/dev/null
+  fi
+}
+
 # write_env: .env (0600) with the chosen values; lines of other keys a user added stay.
 write_env() {
+  choose_timezone
   if [ "$DRY_RUN" = 1 ]; then
-    say "+ write $DIR/.env (mode 0600): SVC_PORT=$PORT SVC_BIND=$BIND SVC_UID=$SVC_UID SVC_GID=$SVC_GID BASE_DIR=$BASE_DIR"
+    say "+ write $DIR/.env (mode 0600): SVC_PORT=$PORT SVC_BIND=$BIND SVC_UID=$SVC_UID SVC_GID=$SVC_GID BASE_DIR=$BASE_DIR TZ=$TZ_VALUE SVC_LOCALTIME=$LOCALTIME"
     return 0
   fi
   make_work
@@ -609,6 +646,8 @@ write_env() {
     say "SVC_UID=$SVC_UID"
     say "SVC_GID=$SVC_GID"
     say "BASE_DIR=$BASE_DIR"
+    say "TZ=$TZ_VALUE"
+    say "SVC_LOCALTIME=$LOCALTIME"
     say "SVC_BRANCH=$BRANCH"
     # Archive installs have no git remote; the next --update downloads from here.
     [ -d "$DIR/.git" ] || say "SVC_SOURCE_URL=$(source_url)"
@@ -616,7 +655,7 @@ write_env() {
     [ -z "${SVC_TAG-}" ] || say "SVC_TAG=$SVC_TAG"
     [ -z "${SVC_BASE_IMAGE-}" ] || say "SVC_BASE_IMAGE=$SVC_BASE_IMAGE"
     if [ -f "$DIR/.env" ]; then
-      grep -v -E '^(# Written by install.sh|COMPOSE_PROJECT_NAME=|SVC_PORT=|SVC_BIND=|SVC_UID=|SVC_GID=|BASE_DIR=|SVC_BRANCH=|SVC_SOURCE_URL=|SVC_IMAGE=|SVC_TAG=|SVC_BASE_IMAGE=)' "$DIR/.env" || true
+      grep -v -E '^(# Written by install.sh|COMPOSE_PROJECT_NAME=|SVC_PORT=|SVC_BIND=|SVC_UID=|SVC_GID=|BASE_DIR=|TZ=|SVC_LOCALTIME=|SVC_BRANCH=|SVC_SOURCE_URL=|SVC_IMAGE=|SVC_TAG=|SVC_BASE_IMAGE=)' "$DIR/.env" || true
     fi
   } >"$WORK/env"
   umask "$old_umask"
@@ -927,7 +966,8 @@ do_update() {
   [ "$DRY_RUN" = 0 ] || say 'Dry run: nothing is changed.'
   check_system
   update_source
-  if [ "$BRANCH" != "$CUR_BRANCH" ]; then write_env; fi
+  # An install from before TZ was written gets the host's zone at its next update.
+  if [ "$BRANCH" != "$CUR_BRANCH" ] || [ -z "$(env_get TZ)" ]; then write_env; fi
   build_or_pull || rollback 'the update could not be built or pulled'
   # Restarted even when the image stayed the same: the update promises a fresh start.
   start_service --force-recreate || rollback 'the updated Kade did not start'

@@ -5,7 +5,7 @@
 // through SVC_IMAGE; build.test.ts covers the one real build.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -124,8 +124,13 @@ for (const shell of SHELLS) {
     after(() => tearDown(dir, join(dir, '..')));
 
     test('installs from git: /healthz answers on --bind/--port, .env is 0600 with the values, the address and the account warning are printed', async () => {
+      // A host in Amsterdam: its /etc as the installer reads it for the zone.
+      const hostEtc = join(dir, '..', 'host-etc');
+      await mkdir(hostEtc, { recursive: true });
+      await writeFile(join(hostEtc, 'timezone'), 'Europe/Amsterdam\n');
+      await copyFile('/usr/share/zoneinfo/Europe/Amsterdam', join(hostEtc, 'localtime'));
       const r = await runInstaller(shell, ['--yes', '--user', 'root', '--dir', dir, '--base-dir', base, '--bind', '127.0.0.1', '--port', String(port)], {
-        env: env(),
+        env: env({ SVC_HOST_ETC: hostEtc }),
       });
       assert.equal(r.code, 0, r.output);
       assert.match(r.stdout, new RegExp(`Waiting for http://127\\.0\\.0\\.1:${port}/healthz \\.+ ok`));
@@ -142,8 +147,19 @@ for (const shell of SHELLS) {
       assert.equal(await envValue(envFile, 'SVC_GID'), '0');
       assert.equal(await envValue(envFile, 'BASE_DIR'), base);
       assert.equal(await envValue(envFile, 'COMPOSE_PROJECT_NAME'), project);
+      assert.equal(await envValue(envFile, 'TZ'), 'Europe/Amsterdam');
       assert.ok(existsSync(base), 'the base directory exists');
+      const [id] = await containersOf(project);
       assert.equal((await containersOf(project)).length, 1);
+      // Kade's clock in its container is the host's: noon UTC on 1 July is 14:00 there, for node and for the C library.
+      const clock = await run('docker', [
+        'exec',
+        id ?? '',
+        'sh',
+        '-c',
+        `node -e 'process.stdout.write(process.env.TZ + " " + new Date(Date.UTC(2026, 6, 1, 12)).getHours())' && date -d @1782907200 +' %H'`,
+      ]);
+      assert.equal(clock, 'Europe/Amsterdam 14 14');
     });
 
     test('--update (with --host: the remote switched first) moves to the new upstream commit and restarts Kade', async () => {

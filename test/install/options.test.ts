@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { INSTALLER, pathWithout, removeAll, runInstaller, runPiped, SHELLS, tempDir } from './installer.ts';
@@ -18,6 +18,27 @@ test('install.sh passes shellcheck -s sh', async () => {
     assert.fail(`shellcheck found problems:\n${err.stdout ?? err.message}`);
   });
   assert.equal(stdout, '');
+});
+
+test("compose.yaml gives Kade's container the zone of .env: TZ, and SVC_LOCALTIME read-only on /etc/localtime", async () => {
+  const dir = await tempDir('compose-tz');
+  try {
+    await writeFile(join(dir, 'compose.yaml'), await readFile(resolve('compose.yaml'), 'utf8'));
+    await writeFile(join(dir, '.env'), 'BASE_DIR=/srv/kade-tz\nTZ=Europe/Amsterdam\nSVC_LOCALTIME=/usr/share/zoneinfo/Europe/Amsterdam\n');
+    const cli = await execFileP('docker', ['compose', 'version']).then(
+      () => ['docker', 'compose'],
+      () => ['docker-compose'],
+    );
+    const [cmd = 'docker-compose', ...pre] = cli;
+    const { stdout } = await execFileP(cmd, [...pre, 'config'], { cwd: dir });
+    assert.match(stdout, /^\s+TZ: Europe\/Amsterdam$/m);
+    assert.match(
+      stdout,
+      /\/usr\/share\/zoneinfo\/Europe\/Amsterdam:\/etc\/localtime:ro|source: \/usr\/share\/zoneinfo\/Europe\/Amsterdam\n\s+target: \/etc\/localtime\n\s+read_only: true/,
+    );
+  } finally {
+    await removeAll(dir);
+  }
 });
 
 for (const shell of SHELLS) {
@@ -117,6 +138,47 @@ for (const shell of SHELLS) {
       assert.match(r.stdout, /Dry run done: nothing was changed/);
       assert.equal(existsSync(dir), false);
       assert.equal(existsSync(base), false);
+    });
+
+    test("the host's time zone goes to .env as TZ, with the host's /etc/localtime for compose.yaml to mount (/etc/timezone, timedatectl, the link)", async () => {
+      // Without the engine (a dry run asks nothing of it) and without timedatectl, but with an apt-cache that answers
+      // at once (the real one takes seconds to say which compose package an install would offer).
+      const noClock = await pathWithout(['docker', 'docker-compose', 'dockerd', 'timedatectl', 'apt-cache']);
+      await writeFile(join(noClock, 'apt-cache'), '#!/bin/sh\necho "  Candidate: (none)"\n');
+      await chmod(join(noClock, 'apt-cache'), 0o755);
+      const fakeClock = join(work, 'fake-clock');
+      await mkdir(fakeClock, { recursive: true });
+      await writeFile(join(fakeClock, 'timedatectl'), '#!/bin/sh\n[ "$*" = "show --property=Timezone --value" ] && echo America/New_York\n');
+      await chmod(join(fakeClock, 'timedatectl'), 0o755);
+      const dryRun = async (etc: string, path: string) => {
+        const r = await runInstaller(shell, ['--dry-run', '--yes', '--dir', join(work, 'tz-dir'), '--base-dir', join(work, 'tz-base'), '--user', 'root'], {
+          env: env({ PATH: path, SVC_HOST_ETC: etc }),
+        });
+        assert.equal(r.code, 0, r.output);
+        return /\+ write .*\.env \(mode 0600\): .* TZ=(\S+) SVC_LOCALTIME=(\S+)/.exec(r.stdout)?.slice(1) ?? r.stdout;
+      };
+      // Debian: /etc/timezone and the zone's file as /etc/localtime.
+      const debian = join(work, 'etc-debian');
+      await mkdir(debian, { recursive: true });
+      await writeFile(join(debian, 'timezone'), 'Europe/Amsterdam\n');
+      await writeFile(join(debian, 'localtime'), 'TZif');
+      assert.deepEqual(await dryRun(debian, noClock), ['Europe/Amsterdam', join(debian, 'localtime')]);
+      // systemd without /etc/timezone: timedatectl says; no /etc/localtime here, so the zone's own file (or /dev/null).
+      const systemd = join(work, 'etc-systemd');
+      await mkdir(systemd, { recursive: true });
+      const nyFile = existsSync('/usr/share/zoneinfo/America/New_York') ? '/usr/share/zoneinfo/America/New_York' : '/dev/null';
+      assert.deepEqual(await dryRun(systemd, `${fakeClock}:${noClock}`), ['America/New_York', nyFile]);
+      // Only the link: the zone is read from where it points.
+      const linked = join(work, 'etc-link');
+      await mkdir(linked, { recursive: true });
+      await symlink('/usr/share/zoneinfo/Asia/Tokyo', join(linked, 'localtime'));
+      assert.deepEqual((await dryRun(linked, noClock))[0], 'Asia/Tokyo');
+      // Nothing says, or what it says is not a zone name: UTC.
+      const odd = join(work, 'etc-odd');
+      await mkdir(odd, { recursive: true });
+      await writeFile(join(odd, 'timezone'), '../../etc/passwd\n');
+      assert.deepEqual(await dryRun(odd, noClock), ['UTC', existsSync('/usr/share/zoneinfo/UTC') ? '/usr/share/zoneinfo/UTC' : '/dev/null']);
+      await removeAll(noClock);
     });
 
     test('--dry-run without git fetches the archive <source>/archive/<branch>.tar.gz; --host replaces the host', async () => {

@@ -39,7 +39,12 @@ export function createBackupsModule(d: BackupsModuleDeps) {
   });
   const system: Actor = { user: 'schedule', role: 'admin', ip: '' };
   const schedule = createBackupSchedule({
-    settings: () => ({ mode: plain().BACKUP_SCHEDULE_MODE, day: plain().BACKUP_SCHEDULE_DAY, hour: plain().BACKUP_SCHEDULE_HOUR }),
+    settings: () => ({
+      mode: plain().BACKUP_SCHEDULE_MODE,
+      day: plain().BACKUP_SCHEDULE_DAY,
+      hour: plain().BACKUP_SCHEDULE_HOUR,
+      zone: d.settings.clockZone(),
+    }),
     apps: d.apps,
     async backup(stack) {
       let job: ReturnType<typeof service.create>;

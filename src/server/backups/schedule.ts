@@ -1,37 +1,44 @@
 /**
- * Scheduled backups (SPEC Settings: BACKUP_SCHEDULE_*): daily, or weekly on BACKUP_SCHEDULE_DAY, at an hour of
- * the server's local time. A round backs up every app in turn; an app whose slot is busy is skipped and said.
- * The time of the last round is kept in SVC_DATA, so a restart neither repeats nor forgets a round.
+ * Scheduled backups (SPEC Settings: BACKUP_SCHEDULE_*): daily, or weekly on BACKUP_SCHEDULE_DAY, at an hour on
+ * the clock of TIMEZONE (not the process's zone), across a daylight-saving change too. A round backs up every app
+ * in turn; an app whose slot is busy is skipped and said. The time of the last round is kept in SVC_DATA, so a restart neither repeats nor forgets a round.
  */
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Logger } from '../core/logger.ts';
+import { addDays, atHour, dayIn, weekdayOf, type Zone } from '../core/zoned-time.ts';
 
 export interface ScheduleSettings {
   mode: 'off' | 'daily' | 'weekly';
   day: number;
   hour: number;
+  /** TIMEZONE: the zone whose clock `hour` and `day` are read on; null when that is the process's own clock. */
+  zone: Zone;
 }
 
 /** The last moment at or before `now` when a round was due; null when the schedule is off. */
 export function lastDue(s: ScheduleSettings, now: Date): Date | null {
   if (s.mode === 'off') return null;
-  const due = new Date(now);
-  due.setHours(s.hour, 0, 0, 0);
-  if (due > now) due.setDate(due.getDate() - 1);
-  if (s.mode === 'weekly') while (due.getDay() !== s.day) due.setDate(due.getDate() - 1);
-  return due;
+  let day = dayIn(now, s.zone);
+  for (let i = 0; i < 9; i++, day = addDays(day, -1)) {
+    if (s.mode === 'weekly' && weekdayOf(day) !== s.day) continue;
+    const due = atHour(day, s.hour, s.zone);
+    if (due <= now) return due;
+  }
+  return null;
 }
 
 /** The next round after `now`; null when off. */
 export function nextRun(s: ScheduleSettings, now: Date): Date | null {
   if (s.mode === 'off') return null;
-  const next = new Date(now);
-  next.setHours(s.hour, 0, 0, 0);
-  if (next <= now) next.setDate(next.getDate() + 1);
-  if (s.mode === 'weekly') while (next.getDay() !== s.day) next.setDate(next.getDate() + 1);
-  return next;
+  let day = dayIn(now, s.zone);
+  for (let i = 0; i < 9; i++, day = addDays(day, 1)) {
+    if (s.mode === 'weekly' && weekdayOf(day) !== s.day) continue;
+    const next = atHour(day, s.hour, s.zone);
+    if (next > now) return next;
+  }
+  return null;
 }
 
 export interface ScheduleDeps {

@@ -8,7 +8,7 @@ import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
-import { allowedDirProblem } from '../stacks/bind-rules.ts';
+import { allowedDirProblem } from './bind-rules.ts';
 import { checkPath, type PathRules, pathRefusal, realPathOf } from './path-check.ts';
 import { type Plan, planUpdate } from './plan.ts';
 import type { SettingsRepo } from './settings.repo.ts';
@@ -181,6 +181,14 @@ export function createSettingsService(d: SettingsDeps) {
     },
 
     timezone: (): string => state().plain.TIMEZONE,
+    /**
+     * TIMEZONE where the process's own clock does not keep it: null while it is the server's own zone (the default,
+     * from TZ), so the backup schedule reads the plain clock and no zone data is loaded; else the stored zone.
+     */
+    clockZone(): string | null {
+      const stored = repo.all().get('TIMEZONE');
+      return typeof stored !== 'string' || stored === defaults.timezone ? null : state().plain.TIMEZONE;
+    },
     autoSyncOnBoot: (): boolean => state().plain.AUTO_SYNC_ON_BOOT,
     /** Kade's own update channel (stable: releases only; beta: pre-releases too), read at each check. */
     updateChannel: (): UpdateChannel => state().plain.UPDATE_CHANNEL,
