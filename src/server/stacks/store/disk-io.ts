@@ -1,0 +1,69 @@
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { writeFilesAtomic } from '../../core/fs-atomic.ts';
+import type { EntryKind, FolderIO } from './folder-io.ts';
+
+const kindOf = (d: { isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean }): EntryKind | null =>
+  d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : null;
+
+/** The stack store's folders on the real disk (node:fs, writes through core/fs-atomic.ts). */
+export function diskIO(): FolderIO {
+  return {
+    read(path) {
+      try {
+        return readFileSync(path);
+      } catch {
+        return null;
+      }
+    },
+    stat(path) {
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (!st || !(st.isFile() || st.isDirectory())) return null;
+      return { kind: st.isDirectory() ? 'dir' : 'file', mode: st.mode & 0o777, stamp: `${st.mtimeMs}:${st.size}` };
+    },
+    kind(path) {
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      return st ? kindOf(st) : null;
+    },
+    realpath(path) {
+      try {
+        return realpathSync(path);
+      } catch {
+        return null;
+      }
+    },
+    readlink(path) {
+      try {
+        return readlinkSync(path);
+      } catch {
+        return null;
+      }
+    },
+    list(dir) {
+      try {
+        return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+          const kind = kindOf(e);
+          return kind ? [{ name: e.name, kind }] : [];
+        });
+      } catch {
+        return [];
+      }
+    },
+    write(files, opts = {}) {
+      const modes = new Map(files.map((f) => [f.path, f.mode]));
+      writeFilesAtomic([...files], {
+        afterRename: (path) => {
+          // The temp file was made with the mode, masked by the umask: set exactly.
+          chmodSync(path, modes.get(path) ?? 0o600);
+          opts.afterRename?.(path);
+        },
+      });
+    },
+    remove: (path) => rmSync(path, { recursive: true, force: true }),
+    rename: (from, to) => renameSync(from, to),
+    mkdir: (path, mode) => {
+      mkdirSync(path, { recursive: true, mode });
+      chmodSync(path, mode);
+    },
+    symlink: (target, path) => symlinkSync(target, path, 'dir'),
+  };
+}
