@@ -9,7 +9,7 @@ const CORPUS = join(import.meta.dirname, '../../../../test/fixtures/corpus/casao
 
 test('the CasaOS store imports, and at least 95% of the apps Kade imports pass the compose CLI’s check', { timeout: 15 * 60_000 }, async () => {
   assert.ok(existsSync(join(CORPUS, 'Apps')), `the CasaOS corpus is expected at ${CORPUS}`);
-  const r = await checkPath(CORPUS, 2);
+  const r = await checkPath(CORPUS, { parallel: 2 });
   console.log(r.failures.join('\n'));
   console.log(`imported ${r.imported}/${r.found}, valid compose ${r.valid}/${r.found}`);
   assert.ok(r.found >= 150, `found ${r.found} apps`);

@@ -3,12 +3,14 @@
  * Portainer templates file), render each as an install with its defaults would (stand-in values for required
  * fields without one), and let the compose CLI judge the result (`config -q`, v2 or else v1), two at a time.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { FieldValue, TemplateFileT } from '../../../shared/template.ts';
+import { parseEngineEndpoint } from '../../config/config.ts';
 import { errorMessage } from '../../core/errors.ts';
+import type { Compose } from '../../engine/compose.ts';
+import { createComposeCli } from '../../engine/compose-cli.ts';
 import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues } from '../../templates/values.ts';
 import { detectFolder, type ImportedEntry, importTree, REPO_FILE_IMPORTERS, type TreeImport } from './importers.ts';
@@ -90,37 +92,39 @@ export function renderWithDefaults(app: ImportedEntry, given: Record<string, Fie
   throw new Error('unreachable');
 }
 
-let cli: [string, string[]] | null = null;
-/** `docker compose` when the plugin is there, else `docker-compose`. */
-export function composeCli(): [string, string[]] {
-  cli ??= spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0 ? ['docker', ['compose']] : ['docker-compose', []];
-  return cli;
+let local: Compose | null = null;
+/** The compose CLI on the default engine endpoint: `config -q` reads files only, it never talks to an engine. */
+function localCompose(): Compose {
+  local ??= createComposeCli(parseEngineEndpoint(undefined));
+  return local;
 }
 
-/** Null when `config -q` accepts the file, else the first line compose said. */
-export function composeCheck(name: string, compose: string, env: Record<string, string>): Promise<string | null> {
+/** Null when `config -q` accepts the file (`yaml` with its `.env`), else the last line compose said. */
+export async function composeCheck(name: string, yaml: string, env: Record<string, string>, compose = localCompose()): Promise<string | null> {
   const dir = mkdtempSync(join(tmpdir(), 'kade-check-'));
-  writeFileSync(join(dir, 'docker-compose.yml'), compose);
-  writeFileSync(
-    join(dir, '.env'),
-    Object.entries(env)
-      .map(([k, v]) => `${k}='${v.replace(/'/g, '')}'\n`)
-      .join(''),
-  );
-  const [cmd, pre] = composeCli();
-  const project = name.replace(/[^a-z0-9_-]/g, '') || 'app';
-  return new Promise((resolve) => {
-    execFile(
-      cmd,
-      [...pre, '-p', project, '--project-directory', dir, '-f', join(dir, 'docker-compose.yml'), 'config', '-q'],
-      { cwd: dir, timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } },
-      (err, _out, stderr) => {
-        rmSync(dir, { recursive: true, force: true });
-        if (!err) resolve(null);
-        else resolve(String(stderr).trim().split('\n').pop()?.trim() || err.message);
-      },
+  const file = join(dir, 'docker-compose.yml');
+  try {
+    writeFileSync(file, yaml);
+    writeFileSync(
+      join(dir, '.env'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}='${v.replace(/'/g, '')}'\n`)
+        .join(''),
     );
-  });
+    await compose.validate({ name: name.replace(/[^a-z0-9_-]/g, '') || 'app', dir, file });
+    return null;
+  } catch (err) {
+    return (
+      errorMessage(err)
+        .replace(/^the compose file is not valid: /, '')
+        .trim()
+        .split('\n')
+        .pop()
+        ?.trim() || errorMessage(err)
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Runs `fn` over `items`, `size` at a time. */
@@ -145,7 +149,9 @@ export interface CheckResult {
   failures: string[];
 }
 
-export async function checkPath(path: string, parallel = Math.min(2, availableParallelism())): Promise<CheckResult> {
+/** Checks every app of `path`; `compose` judges the rendered files (the CLI on the default endpoint unless given). */
+export async function checkPath(path: string, opts: { compose?: Compose; parallel?: number } = {}): Promise<CheckResult> {
+  const parallel = opts.parallel ?? Math.min(2, availableParallelism());
   const tree = importPath(path);
   const failures = tree.refused.map((r) => `${r.app || '(repo)'}: not imported: ${r.reason}`);
   const results = await pool(tree.apps, parallel, async (app) => {
@@ -155,7 +161,7 @@ export async function checkPath(path: string, parallel = Math.min(2, availablePa
     } catch (err) {
       return `${app.id}: does not render: ${errorMessage(err).split('\n')[0]}`;
     }
-    const problem = await composeCheck(app.id, rendered.compose, rendered.env);
+    const problem = await composeCheck(app.id, rendered.compose, rendered.env, opts.compose);
     return problem === null ? null : `${app.id}: compose config: ${problem}`;
   });
   for (const r of results) if (r) failures.push(r);

@@ -144,7 +144,7 @@ test('an app without a form or description gets its id as name and the fallback 
   assert.equal(renderDefaults(a).doc.services.whoami.command, '--port 80 --name whoami');
 });
 
-test('a conditional service and a conditional form field; trailing commas; host folders of the form in the data folder', () => {
+test('a conditional service and a conditional form field; trailing commas; host folders of the form in the data folder', async () => {
   const a = importCosmos(join(FIXTURES, 'photos'), 'photos');
   const f = (id: string) => allFields(a.template).find((x) => x.id === id);
   assert.equal(f('photo_path')?.type, 'path', 'a text field used as a bind source is a path field');
@@ -159,16 +159,16 @@ test('a conditional service and a conditional form field; trailing commas; host 
   assert.deepEqual(Object.keys(on.services).sort(), ['photos', 'photos-backup', 'photos-database']);
   assert.equal(on.services['photos-backup'].volumes[0].source, `${DATA_DIR}/photos/photos-backup`);
   assert.ok(a.notes.includes('uid dropped'));
-  for (const r of [renderDefaults(a), renderDefaults(a, { with_backup: true })]) assert.equal(composeProblem(r, 'kadetest-photos'), null);
+  for (const r of [renderDefaults(a), renderDefaults(a, { with_backup: true })]) assert.equal(await composeProblem(r, 'kadetest-photos'), null);
 });
 
-test('the imported apps render with their defaults (and the other branches) into files the compose CLI accepts', () => {
-  assert.equal(composeProblem(renderDefaults(nextcloud), 'kadetest-nextcloud'), null);
-  assert.equal(composeProblem(renderDefaults(nextcloud, { enable_debug: true, data_path: '' }), 'kadetest-nextcloud'), null);
-  assert.equal(composeProblem(renderDefaults(importCosmos(join(FIXTURES, 'whoami'), 'whoami')), 'kadetest-whoami'), null);
+test('the imported apps render with their defaults (and the other branches) into files the compose CLI accepts', async () => {
+  assert.equal(await composeProblem(renderDefaults(nextcloud), 'kadetest-nextcloud'), null);
+  assert.equal(await composeProblem(renderDefaults(nextcloud, { enable_debug: true, data_path: '' }), 'kadetest-nextcloud'), null);
+  assert.equal(await composeProblem(renderDefaults(importCosmos(join(FIXTURES, 'whoami'), 'whoami')), 'kadetest-whoami'), null);
 });
 
-test('a form value as a published port is a port field; {if not …} … {end}; an https route', () => {
+test('a form value as a published port is a port field; {if not …} … {end}; an https route', async () => {
   const a = importCosmos(join(FIXTURES, 'hass'), 'hass');
   const f = (id: string) => allFields(a.template).find((x) => x.id === id);
   assert.equal(f('web_port')?.type, 'port');
@@ -179,7 +179,7 @@ test('a form value as a published port is a port field; {if not …} … {end}; 
   assert.deepEqual(loud.ports, ['8123:8123', '8443:8443']);
   assert.deepEqual(loud.environment.slice(0, 2), ['A=1', 'VERBOSE=1']);
   assert.ok(!renderDefaults(a, { quiet: true }).doc.services.hass.environment.includes('VERBOSE=1'));
-  assert.equal(composeProblem(renderDefaults(a), 'kadetest-hass'), null);
+  assert.equal(await composeProblem(renderDefaults(a), 'kadetest-hass'), null);
 });
 
 test('conditions on what is always set, or on no form field, are decided at import', () => {

@@ -1,8 +1,7 @@
 /**
  * For the importers' tests: an imported app rendered the way an install renders it (defaults, generated secrets,
- * Kade's pre-fills), and the result judged by the compose CLI itself (`config -q`, v2 or v1; no engine needed).
+ * Kade's pre-fills), and the result judged by the compose CLI itself (`config -q` through the Compose port; no engine needed).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import type { FieldValue } from '../../../shared/template.ts';
 import { lintApp } from '../../templates/lint.ts';
 import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues } from '../../templates/values.ts';
+import { composeCheck } from './check.ts';
 import type { ImportedApp } from './types.ts';
 
 export const DATA_DIR = '/srv/kade-data';
@@ -29,36 +29,8 @@ export function renderDefaults(app: ImportedApp, values: Record<string, FieldVal
   return { compose: out.compose, env: out.env, doc: parse(out.compose) };
 }
 
-const composeCli = (): [string, string[]] => {
-  const v2 = spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' });
-  return v2.status === 0 ? ['docker', ['compose']] : ['docker-compose', []];
-};
-
-/** Null when the compose CLI accepts the rendered file, else what it said. */
-export function composeProblem(r: Rendered, name: string): string | null {
-  const dir = mkdtempSync(join(tmpdir(), 'kade-import-'));
-  try {
-    writeFileSync(join(dir, 'docker-compose.yml'), r.compose);
-    writeFileSync(
-      join(dir, '.env'),
-      Object.entries(r.env)
-        .map(([k, v]) => `${k}=${v}\n`)
-        .join(''),
-    );
-    const [cmd, pre] = composeCli();
-    execFileSync(cmd, [...pre, '-p', name, '-f', join(dir, 'docker-compose.yml'), '--project-directory', dir, 'config', '-q'], {
-      cwd: dir,
-      stdio: 'pipe',
-      timeout: 30_000,
-    });
-    return null;
-  } catch (e) {
-    const err = e as { stderr?: Buffer; message: string };
-    return err.stderr?.toString().trim() || err.message;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** Null when the compose CLI accepts the rendered file, else what it said (check.ts's `config -q` through the Compose port). */
+export const composeProblem = (r: Rendered, name: string): Promise<string | null> => composeCheck(name, r.compose, r.env);
 
 /** A copy of a fixture repo as a git checkout of `origin` would look to the importer (only `.git/config`). */
 export function checkoutOf(fixture: string, origin: string): string {

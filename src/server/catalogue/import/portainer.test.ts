@@ -174,8 +174,8 @@ test('a plain folder (no git origin) cannot tell the stack file is elsewhere; a 
   assert.ok(!sameRepo('https://github.com/a/b', 'https://github.com/a/c'));
 });
 
-test('every imported app renders with its defaults into a compose file the compose CLI accepts', () => {
-  for (const a of result.apps) assert.equal(composeProblem(renderDefaults(a), `kadetest-${a.id}`), null, a.id);
+test('every imported app renders with its defaults into a compose file the compose CLI accepts', async () => {
+  for (const a of result.apps) assert.equal(await composeProblem(renderDefaults(a), `kadetest-${a.id}`), null, a.id);
 });
 
 test("every imported app passes Kade's own template lint (ports, secrets, bind sources, generate)", () => {
