@@ -3,22 +3,50 @@
  * and the schedule routes' view of those settings. Built once by the composition root.
  */
 import { join } from 'node:path';
-import type { BackupScheduleT } from '../../shared/backups.ts';
+import type { BackupScheduleT, BackupT } from '../../shared/backups.ts';
 import { requireRole } from '../core/authorize.ts';
 import { isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
+import { type NotifyRequest, notifyEvent } from '../notifications/notifier.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { type BackupsDeps, createBackupsService } from './backups.service.ts';
-import { createBackupSchedule } from './schedule.ts';
+import { createBackupSchedule, type RoundReport } from './schedule.ts';
 
 export interface BackupsModuleDeps extends Omit<BackupsDeps, 'settings'> {
-  settings: SettingsService;
+  settings: Pick<SettingsService, 'backupSettings' | 'update' | 'clockZone'>;
   paths: { BACKUP_DIR: string; DATA_DIR: string; LIBRARY_DIR: string };
   stateDir: string;
   logger: Logger;
   /** The apps a scheduled round backs up. */
   apps: () => string[];
+}
+
+/**
+ * A scheduled round's messages (SPEC Events, "one message per round"): one naming every app whose backup failed,
+ * one naming every archive that did not read back as written; the round is its due moment, so a restart within it
+ * sends neither again. The jobs' own backup.failed and backup.verified events of the round send nothing.
+ */
+export function roundMessages(r: RoundReport): NotifyRequest[] {
+  const out: NotifyRequest[] = [];
+  const round = `schedule:${r.round}`;
+  if (r.failed.length > 0)
+    out.push({
+      kind: 'backup_failed',
+      subject: 'scheduled backups',
+      round,
+      title: `Scheduled backup failed for ${r.failed.map((f) => f.app).join(', ')}`,
+      message: `The scheduled backup round of ${r.round} failed for ${r.failed.length} of ${r.apps} apps:\n${r.failed.map((f) => `- ${f.app}: ${f.error}`).join('\n')}`,
+    });
+  if (r.unreadable.length > 0)
+    out.push({
+      kind: 'archive_unreadable',
+      subject: 'scheduled backups',
+      round,
+      title: `Unreadable backups from the scheduled round: ${r.unreadable.map((u) => u.id).join(', ')}`,
+      message: `The scheduled backup round of ${r.round} made ${r.unreadable.length} ${r.unreadable.length === 1 ? 'backup' : 'backups'} that failed verification (the archive does not read back as written):\n${r.unreadable.map((u) => `- ${u.id} of ${u.app}`).join('\n')}`,
+    });
+  return out;
 }
 
 export function createBackupsModule(d: BackupsModuleDeps) {
@@ -48,14 +76,22 @@ export function createBackupsModule(d: BackupsModuleDeps) {
     apps: d.apps,
     async backup(stack) {
       let job: ReturnType<typeof service.create>;
+      let made: BackupT | null = null;
       try {
-        job = service.create(system, stack, 'schedule');
+        job = service.create(system, stack, 'schedule', (b) => {
+          made = b;
+        });
       } catch (err) {
-        if (isAppError(err) && err.code === 'slot_busy') return 'busy';
+        if (isAppError(err) && err.code === 'slot_busy') return { state: 'busy' };
         throw err;
       }
       const end = await d.jobs.wait(job.id);
-      return end.state === 'succeeded' ? 'ok' : 'failed';
+      if (end.state !== 'succeeded') return { state: 'failed', error: end.error ?? `the job ended ${end.state}` };
+      const b = made as BackupT | null;
+      return b?.verified === false ? { state: 'ok', unreadable: b.id } : { state: 'ok' };
+    },
+    report: (r) => {
+      for (const e of roundMessages(r)) d.events.emit(notifyEvent(e));
     },
     stateFile: join(d.stateDir, 'backup-schedule.json'),
     logger: d.logger,

@@ -297,6 +297,9 @@ export function createBackupsService(d: BackupsDeps) {
     const check = await d.archive.verify(target.archive);
     annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
     ctx.log(check.ok ? 'the archive was read back and every entry matches its checksum' : `verification failed: ${check.problems.join('; ')}`);
+    // Asks for the archive_unreadable message (a scheduled round's are sent as one for the round).
+    if (!check.ok)
+      d.events.emit({ type: 'backup.verified', actor: null, source: 'backups', target: stack, status: 'failed', detail: { id, job: ctx.id, reason } });
     if (written.skipped.length > 0) ctx.log(`${written.skipped.length} file(s) could not be read and are listed in the backup`);
     await copyOffsite(id, ctx);
     prune(stack, ctx);
@@ -352,6 +355,7 @@ export function createBackupsService(d: BackupsDeps) {
       try {
         const b = await run(stack, reason, ctx);
         d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
+        made?.(b);
       } catch (err) {
         d.events.emit({
           type: 'backup.failed',

@@ -36,7 +36,7 @@ async function roundsBetween(settings: ScheduleSettings, from: string, to: strin
     apps: () => ['a'],
     backup: async () => {
       rounds.push(now.toISOString());
-      return 'ok';
+      return { state: 'ok' };
     },
     stateFile,
     logger: createLogger('silent'),
@@ -94,7 +94,7 @@ test('a due round backs up every app once, skips a busy one, and does not repeat
       apps: () => ['a', 'b', 'c'],
       backup: async (app) => {
         done.push(app);
-        return app === 'b' ? 'busy' : 'ok';
+        return { state: app === 'b' ? 'busy' : 'ok' };
       },
       stateFile,
       logger: createLogger('silent'),

@@ -41,11 +41,31 @@ export function nextRun(s: ScheduleSettings, now: Date): Date | null {
   return null;
 }
 
+/** What became of one app's backup in a round. */
+export interface AppOutcome {
+  state: 'ok' | 'busy' | 'failed';
+  /** Why it failed. */
+  error?: string;
+  /** The backup made, when its archive did not read back as written. */
+  unreadable?: string;
+}
+
+/** One round's failures, for one message each (SPEC Events: failed backup and unreadable archive, one per round). */
+export interface RoundReport {
+  /** The due moment the round ran for (ISO): names the round. */
+  round: string;
+  apps: number;
+  failed: { app: string; error: string }[];
+  unreadable: { app: string; id: string }[];
+}
+
 export interface ScheduleDeps {
   settings: () => ScheduleSettings;
   apps: () => string[];
-  /** Starts a backup of one app and waits for it; throws `slot_busy` when the app is busy. */
-  backup: (stack: string) => Promise<'ok' | 'busy' | 'failed'>;
+  /** Backs up one app and waits for it: `busy` when the app's slot is taken. */
+  backup: (stack: string) => Promise<AppOutcome>;
+  /** Called once after each round that ran. */
+  report?: (r: RoundReport) => void;
   stateFile: string;
   logger: Logger;
   clock: () => Date;
@@ -64,22 +84,32 @@ export function createBackupSchedule(d: ScheduleDeps) {
   };
 
   /** One round now: every app in turn. Returns what happened per app. */
-  async function round(): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
+  async function round(): Promise<Record<string, AppOutcome>> {
+    const out: Record<string, AppOutcome> = {};
     for (const app of d.apps()) {
       try {
         out[app] = await d.backup(app);
       } catch (err) {
-        out[app] = 'failed';
-        d.logger.warn({ app, err: errorMessage(err) }, 'scheduled backup failed');
+        out[app] = { state: 'failed', error: errorMessage(err) };
       }
-      if (out[app] === 'busy') d.logger.info({ app }, 'scheduled backup skipped: the app is busy with another job');
+      if (out[app].state === 'failed') d.logger.warn({ app, err: out[app].error }, 'scheduled backup failed');
+      if (out[app].state === 'busy') d.logger.info({ app }, 'scheduled backup skipped: the app is busy with another job');
     }
     return out;
   }
 
-  /** Runs a round when one is due and has not run yet; called every minute. */
-  async function tick(): Promise<Record<string, string> | null> {
+  function reportOf(due: Date, out: Record<string, AppOutcome>): RoundReport {
+    const all = Object.entries(out);
+    return {
+      round: due.toISOString(),
+      apps: all.length,
+      failed: all.filter(([, o]) => o.state === 'failed').map(([app, o]) => ({ app, error: o.error ?? 'unknown error' })),
+      unreadable: all.flatMap(([app, o]) => (o.unreadable ? [{ app, id: o.unreadable }] : [])),
+    };
+  }
+
+  /** Runs a round when one is due and has not run yet; called every minute. What each app's backup became. */
+  async function tick(): Promise<Record<string, AppOutcome['state']> | null> {
     if (running) return null;
     const now = d.clock();
     const due = lastDue(d.settings(), now);
@@ -88,7 +118,13 @@ export function createBackupSchedule(d: ScheduleDeps) {
     running = true;
     try {
       writeFileAtomic(d.stateFile, `${JSON.stringify({ last_round: now.toISOString() })}\n`, 0o600);
-      return await round();
+      const out = await round();
+      try {
+        d.report?.(reportOf(due, out));
+      } catch (err) {
+        d.logger.warn({ err: errorMessage(err) }, 'the scheduled round could not be reported');
+      }
+      return Object.fromEntries(Object.entries(out).map(([app, o]) => [app, o.state]));
     } finally {
       running = false;
     }

@@ -279,13 +279,13 @@ describe('the rules', () => {
       source: 'backups',
       target: 'blog',
       status: 'failed',
-      detail: { reason: 'schedule', error: 'disk gone', job: 'job-1' },
+      detail: { reason: 'update', error: 'disk gone', job: 'job-1' },
     });
     await emit({ kind: 'update_available', subject: 'blog', round: 'update-check:2026-11-26', message: 'nginx:1.27' });
     await server.kade.notifications.idle();
     assert.deepEqual(titles('all').slice(n), ['Kade: Backup of blog failed', 'Kade: Update available for blog']);
     assert.deepEqual(titles('backups-only'), ['Kade: Backup of blog failed']);
-    assert.match(JSON.parse(got('backups-only')[0]?.body ?? '{}').message, /schedule backup of blog failed: disk gone/);
+    assert.match(JSON.parse(got('backups-only')[0]?.body ?? '{}').message, /update backup of blog failed: disk gone/);
   });
 
   test('once per round: the same round again sends nothing, the next round does', async () => {
@@ -362,7 +362,7 @@ describe('the rules', () => {
       source: 'backups',
       target: 'blog',
       status: 'failed',
-      detail: { reason: 'schedule', error: 'x', job: 'job-1' },
+      detail: { reason: 'update', error: 'x', job: 'job-1' },
     });
     await server.kade.notifications.idle();
     assert.equal(got('all').length, n, 'nothing repeated');

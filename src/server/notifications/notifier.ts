@@ -3,8 +3,9 @@
  * mapped below); the notifier decides whether it is due, picks the channels and sends in the background.
  *
  * - Round kinds (backup_failed, archive_unreadable, job_stuck, update_available): one message per round per subject.
- *   The round is named by whoever emits: a backup job's id (a scheduled round runs one job per app), a verify job's
- *   id, the day of the daily update check, a stuck job's id. The last round per kind and subject is stored.
+ *   The round is named by whoever emits: a backup job's id, a verify job's id, the due time of a scheduled backup
+ *   round (one message naming every app that failed, one naming every unreadable archive), the day of the daily
+ *   update check, a stuck job's id. The last round per kind and subject is stored.
  * - Transition kinds (disk_low, container_stopped): `state: on` sends only when the subject was not in the state;
  *   `state: off` records that it left. The state per subject is stored, so a restart neither repeats nor loses.
  *
@@ -26,6 +27,8 @@ export interface NotifyRequest {
   round?: string;
   /** Transition kinds: entering (`on`) or leaving (`off`) the state. */
   state?: 'on' | 'off';
+  /** The title in place of the kind's own (a round over several apps names them all). */
+  title?: string;
 }
 
 /** Sends one message to one channel; never throws. */
@@ -47,14 +50,19 @@ export function notifyEvent(r: NotifyRequest): DomainEvent {
   const detail: Record<string, string> = { message: r.message };
   if (r.round !== undefined) detail.round = r.round;
   if (r.state !== undefined) detail.state = r.state;
+  if (r.title !== undefined) detail.title = r.title;
   return { type: `notify.${r.kind}`, actor: null, source: 'notify', target: r.subject, status: 'ok', detail };
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The message a domain event asks for, or null. Backup failures and failed verifications map to their kinds here. */
+/**
+ * The message a domain event asks for, or null. Backup failures and failed verifications map to their kinds here,
+ * except those of a scheduled round: the round sends one message naming every app (backups-module.ts).
+ */
 export function requestOf(e: DomainEvent): NotifyRequest | null {
   const d = e.detail ?? {};
+  if ((e.type === 'backup.failed' || e.type === 'backup.verified') && d.reason === 'schedule') return null;
   if (e.type === 'backup.failed' && e.target) {
     const reason = str(d.reason) ?? 'manual';
     return {
@@ -77,7 +85,9 @@ export function requestOf(e: DomainEvent): NotifyRequest | null {
   const kind = NOTIFICATION_KINDS.find((k) => e.type === `notify.${k}`);
   if (!kind) return null;
   const state = d.state === 'on' || d.state === 'off' ? d.state : undefined;
-  return { kind, subject: e.target, message: str(d.message) ?? '', ...(str(d.round) ? { round: str(d.round) as string } : {}), ...(state ? { state } : {}) };
+  const round = str(d.round);
+  const title = str(d.title);
+  return { kind, subject: e.target, message: str(d.message) ?? '', ...(round ? { round } : {}), ...(state ? { state } : {}), ...(title ? { title } : {}) };
 }
 
 /** Which enabled channels get a kind: those the rules name for it, and every channel named in no rule. */
@@ -147,7 +157,13 @@ export function createNotifier(d: NotifierDeps) {
 
   function request(r: NotifyRequest): void {
     if (!due(r)) return;
-    const m: Message = { kind: r.kind, title: `Kade: ${TITLES[r.kind](r.subject)}`, message: r.message, subject: r.subject, at: d.clock().toISOString() };
+    const m: Message = {
+      kind: r.kind,
+      title: `Kade: ${r.title ?? TITLES[r.kind](r.subject)}`,
+      message: r.message,
+      subject: r.subject,
+      at: d.clock().toISOString(),
+    };
     const targets = channelsFor(r.kind, d.repo.channels(), d.repo.rules());
     for (const c of targets) void track(deliver(c, m));
   }
