@@ -346,7 +346,8 @@ export function createBackupsService(d: BackupsDeps) {
     return gone;
   }
 
-  function create(actor: Actor, stack: string, reason = 'manual'): JobT {
+  /** A backup job; `made` hears of the backup once written (a scheduled round collects the unreadable ones). */
+  function create(actor: Actor, stack: string, reason = 'manual', made?: (b: BackupT) => void): JobT {
     requireRole(actor, 'operator', 'backing up');
     const loc = d.stacks.locate(stack);
     // Refused before the job and before writing anything (507 naming the sizes).
