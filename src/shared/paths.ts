@@ -3,8 +3,11 @@
  * hints. No `node:path` here: the interface uses it too, and paths are POSIX.
  */
 
-/** Where a fresh install puts BASE_DIR; the fix line for a folder Kade must never use. */
-export const DEFAULT_BASE_DIR = '/opt/kade';
+/**
+ * Where a fresh install puts BASE_DIR (install.sh's DEFAULT_BASE_DIR, outside its install folder /opt/kade); the fix
+ * line for a folder Kade must never use, so the advice is one the installer takes.
+ */
+export const DEFAULT_BASE_DIR = '/opt/kade-data';
 
 /** Folders Kade never writes to, nor anywhere below them. */
 const SYSTEM_TREES = [

@@ -7,6 +7,7 @@ import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { DEFAULT_BASE_DIR } from '../../src/shared/paths.ts';
 import { INSTALLER, pathWithout, removeAll, runInstaller, runPiped, SHELLS, tempDir } from './installer.ts';
 
 const execFileP = promisify(execFile);
@@ -38,6 +39,31 @@ test("compose.yaml gives Kade's container the zone of .env: TZ, and SVC_LOCALTIM
     );
   } finally {
     await removeAll(dir);
+  }
+});
+
+test("the BASE_DIR of the server's fix line is the installer's default, which install.sh takes; docs/settings.md and the README name it", async () => {
+  const installerDefault = /^DEFAULT_BASE_DIR='([^']+)'$/m.exec(await readFile(INSTALLER, 'utf8'))?.[1];
+  assert.equal(DEFAULT_BASE_DIR, installerDefault);
+  const work = await tempDir('base-default');
+  const path = await pathWithout(['docker', 'docker-compose', 'dockerd', 'apt-cache']);
+  try {
+    await writeFile(join(path, 'apt-cache'), '#!/bin/sh\necho "  Candidate: (none)"\n');
+    await chmod(join(path, 'apt-cache'), 0o755);
+    // With the installer's own install folder (the default --dir): the advice must not be what it refuses.
+    const [shell = SHELLS[0]] = SHELLS;
+    const r = await runInstaller(shell, ['--dry-run', '--yes', '--user', 'root', '--base-dir', DEFAULT_BASE_DIR], {
+      env: { ...process.env, PATH: path, TMPDIR: work, SVC_SOURCE_URL: NOWHERE },
+    });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.stdout, new RegExp(`base directory ${DEFAULT_BASE_DIR}$`, 'm'));
+    assert.ok((await readFile(resolve('docs/settings.md'), 'utf8')).includes(`\`BASE_DIR=${DEFAULT_BASE_DIR}\``));
+    assert.match(
+      await readFile(resolve('README.md'), 'utf8'),
+      new RegExp(`^\\| \`BASE_DIR\` \\|.*\`install\\.sh\`: \`${DEFAULT_BASE_DIR}\`.*fix line \`BASE_DIR=${DEFAULT_BASE_DIR}\``, 'm'),
+    );
+  } finally {
+    await removeAll(work, path);
   }
 });
 

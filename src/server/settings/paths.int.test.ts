@@ -25,11 +25,11 @@ describe('paths', () => {
     const file = join(suite.server.baseDir, 'a-file');
     writeFileSync(file, 'x');
     const cases: [Record<string, string>, string, string | undefined][] = [
-      [{ BASE_DIR: '/etc' }, 'system', 'BASE_DIR=/opt/kade'],
-      [{ BASE_DIR: '/' }, 'system', 'BASE_DIR=/opt/kade'],
+      [{ BASE_DIR: '/etc' }, 'system', 'BASE_DIR=/opt/kade-data'],
+      [{ BASE_DIR: '/' }, 'system', 'BASE_DIR=/opt/kade-data'],
       [{ DATA_DIR: '/proc/self' }, 'system', undefined],
       [{ LIBRARY_DIR: '/var/run/docker.sock' }, 'system', undefined],
-      [{ BASE_DIR: 'relative/kade' }, 'relative', 'BASE_DIR=/opt/kade'],
+      [{ BASE_DIR: 'relative/kade' }, 'relative', 'BASE_DIR=/opt/kade-data'],
       [{ DATA_DIR: file }, 'not_a_directory', undefined],
       [{ DATA_DIR: join(file, 'below') }, 'not_creatable', undefined],
     ];

@@ -41,7 +41,7 @@ test('the wizard end to end: paths → template repo → sync → done; reset cl
   const refused = await admin.post('/api/wizard/paths', { BASE_DIR: '/etc/kade' });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'path_unreachable');
-  assert.equal(refused.body.params.fix, 'BASE_DIR=/opt/kade');
+  assert.equal(refused.body.params.fix, 'BASE_DIR=/opt/kade-data');
   const base = join(server.baseDir, 'kade');
   const paths = await admin.post('/api/wizard/paths', { BASE_DIR: base });
   assert.equal(paths.status, 200, JSON.stringify(paths.body));
