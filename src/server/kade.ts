@@ -137,6 +137,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const probeImage = createProbeImagePuller({
     engine,
     image: config.probeImage,
+    pull: config.probePull,
     onPulled: () => logger.info({ probe: config.probeImage }, 'pulled the host probe image'),
     onFailure: (message) => logger.warn({ probe: config.probeImage }, message),
   });

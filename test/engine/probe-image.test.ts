@@ -95,3 +95,26 @@ test('an image the registry does not have stays missing: the check says so and t
     await blind.close();
   }
 });
+
+test('with SVC_PROBE_PULL=0 Kade pulls nothing: the image stays missing and the check names it', async () => {
+  const notPulled = `${registry.host}/kadetest-probe-nopull:1`;
+  await docker(['tag', 'kade-test/busybox:1', notPulled]);
+  await docker(['push', notPulled]);
+  await docker(['rmi', notPulled]);
+  const off = await startTestServer({ env: { SVC_PROBE_IMAGE: notPulled, SVC_PROBE_PULL: '0' } });
+  try {
+    const api = new ApiClient(off.url);
+    await api.loginAs();
+    // Port checks ask for the image again each time the probe misses it; none of them pulls it.
+    for (let i = 0; i < 5; i++) {
+      const r = await api.get(`/api/ports/check?port=${listening}`);
+      assert.equal(r.body.host_inspected, false, JSON.stringify(r.body));
+      assert.equal(r.body.missing_image, notPulled);
+      await new Promise((res) => setTimeout(res, 500));
+    }
+    assert.equal(await present(notPulled), false, 'the registry has it, and still it was not pulled');
+  } finally {
+    await off.close();
+    await docker(['rmi', '--force', notPulled]).catch(() => '');
+  }
+});

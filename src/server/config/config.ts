@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   TZ: z.string().optional(),
   AUTO_SYNC_ON_BOOT: z.enum(['0', '1', 'true', 'false']).optional(),
   SVC_PROBE_IMAGE: z.string().min(1).default(DEFAULT_PROBE_IMAGE),
+  SVC_PROBE_PULL: z.enum(['0', '1', 'true', 'false']).optional(),
   SVC_UPDATE_HEALTH_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   SVC_AUTH_PROXY_TRUSTED: z.string().optional(),
   SVC_AUTH_PROXY_HEADER: z.string().optional(),
@@ -61,6 +62,8 @@ export interface Config {
   readonly timezone: string;
   readonly autoSyncOnBoot: boolean;
   readonly probeImage: string;
+  /** Whether Kade pulls SVC_PROBE_IMAGE when the engine lacks it (SVC_PROBE_PULL, on unless `0` or `false`). */
+  readonly probePull: boolean;
   /** The trusted reverse proxy and single sign-on through it, from the SVC_AUTH_PROXY_* variables. */
   readonly proxy: ProxyConfig;
   /** Host names (besides this machine's own addresses) accepted while setup is not done. */
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir = proce
     timezone: detectTimezone(e.TZ),
     autoSyncOnBoot: e.AUTO_SYNC_ON_BOOT === '1' || e.AUTO_SYNC_ON_BOOT === 'true',
     probeImage: e.SVC_PROBE_IMAGE,
+    probePull: e.SVC_PROBE_PULL !== '0' && e.SVC_PROBE_PULL !== 'false',
     proxy: readProxyConfig(e),
     allowedHosts: readAllowedHosts(e.SVC_ALLOWED_HOSTS),
     appSubnetPool: e.SVC_APP_SUBNET_POOL,

@@ -13,6 +13,8 @@ export interface ProbeImagePuller {
 export function createProbeImagePuller(opts: {
   engine: Pick<Engine, 'inspectImage' | 'pullImage'>;
   image: string;
+  /** False: never pull (SVC_PROBE_PULL=0); `ensure` only looks. */
+  pull?: boolean;
   onPulled?: () => void;
   onFailure?: (message: string) => void;
   retryMs?: number;
@@ -35,7 +37,7 @@ export function createProbeImagePuller(opts: {
       opts.onFailure?.(`cannot look for the probe image '${image}': ${errorMessage(err)}`);
       return false;
     }
-    if (now() - failedAt < retryMs) return false;
+    if (opts.pull === false || now() - failedAt < retryMs) return false;
     try {
       await opts.engine.pullImage(image);
       opts.onPulled?.();
