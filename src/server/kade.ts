@@ -307,7 +307,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
       stacks,
       containers,
       jobs,
-      engineCheck: createEngineCheck({ engine, compose }),
+      engineCheck: createEngineCheck({ engine, compose, socketPath: 'socketPath' in config.engine ? config.engine.socketPath : null }),
       engineRestart,
       audit,
       users,

@@ -8,12 +8,18 @@ import { freePort } from './contract-helpers.ts';
 const STACK = 'kadetest-hello';
 const suite = useEngineSuite();
 
-test('the engine check finds the engine and the compose variant', async () => {
+test("the engine check finds the engine, the compose variant and the socket's group", async () => {
   const r = await suite.api.get('/api/engine/check');
   assert.equal(r.status, 200);
   assert.equal(r.body.reachable, true);
   assert.match(r.body.version, /^\d+\.\d+/);
   assert.ok(['v1', 'v2'].includes(r.body.compose));
+  const socket = (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
+  assert.equal(r.body.socket_group.socket, socket);
+  assert.equal(r.body.socket_group.gid, statSync(socket).gid);
+  // This process reaches the engine through the socket: as its owner, or as a member of its group.
+  assert.equal(typeof r.body.socket_group.member, 'boolean');
+  assert.equal(r.body.socket_group.error, null);
 });
 
 test('a template repo served over HTTP syncs into the cache and the store lists its apps', async () => {

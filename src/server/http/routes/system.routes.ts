@@ -20,12 +20,16 @@ const EngineCheck = z.object({
   api_version: z.string().nullable(),
   compose: z.enum(['v2', 'v1']).nullable(),
   error: z.string().nullable(),
+  /** The engine socket's group (read from the socket) and whether Kade's process has it; null over tcp. */
+  socket_group: z
+    .object({ socket: z.string(), gid: z.number().int().nullable(), name: z.string().nullable(), member: z.boolean(), error: z.string().nullable() })
+    .nullable(),
 });
 const engineCheck = defineRoute('viewer', {
   method: 'get',
   path: '/api/engine/check',
   tags: ['system'],
-  summary: 'Whether the engine answers, its version and the compose variant found',
+  summary: "Whether the engine answers, its version, the compose variant found, and the engine socket's group",
   responses: { 200: json(EngineCheck), ...PROBLEMS },
 });
 
