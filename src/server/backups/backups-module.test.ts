@@ -7,6 +7,7 @@ import type { DeliveryT } from '../../shared/notifications.ts';
 import { createEventBus } from '../core/events.ts';
 import { createLogger } from '../core/logger.ts';
 import { openDb } from '../db/db.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
@@ -93,7 +94,7 @@ function setup() {
     } as never,
     paths: { BACKUP_DIR: join(root, 'backups'), DATA_DIR: join(root, 'appdata'), LIBRARY_DIR: join(root, 'stacks') },
     stateDir: root,
-    engine: { listContainers: async () => [] },
+    engine: createFakeEngine(),
     jobs,
     events,
     logger,

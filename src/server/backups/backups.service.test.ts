@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { createEventBus } from '../core/events.ts';
 import { createLogger } from '../core/logger.ts';
 import { openDb } from '../db/db.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
@@ -64,7 +65,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       offsiteDir: () => opts.offsite ?? '',
       retention: () => opts.retention ?? { count: 0, days: 0 },
     },
-    engine: { listContainers: async () => [] },
+    engine: createFakeEngine(),
     jobs,
     events,
     clock: () => now,

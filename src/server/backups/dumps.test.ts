@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { TemplateFile } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
-import type { Engine, ExecStreamOptions } from '../engine/engine.ts';
+import type { ExecStreamOptions } from '../engine/engine.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { findDatabaseSecrets } from '../stacks/db-password.ts';
 import { ownRoleLinesDropped, toolReason } from './dump-tools.ts';
 import { type DatabaseSpec, dumpDatabase, findDatabases, planDumps } from './dumps.ts';
@@ -172,18 +173,16 @@ test('a tool’s reason is its error line, not the notices before it, with passw
 
 test('a dump that exits non-zero makes its stream fail and names the service; the password stays in env', async () => {
   const spec: DatabaseSpec = { service: 'db', kind: 'postgres', user: 'app', password: 'pw-Secret-9', database: 'app' };
-  const runs: ExecStreamOptions[] = [];
-  const engine: Pick<Engine, 'exec' | 'execStream'> = {
-    exec: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
-    execStream: async (_id, o) => {
-      runs.push(o);
-      return {
-        stdout: Readable.from([Buffer.from('-- partial dump\n')]),
-        done: Promise.resolve({ exitCode: 1, stderr: 'pg_dumpall: error: query failed: password pw-Secret-9 is wrong\n' }),
-      };
-    },
-  };
+  const engine = createFakeEngine();
+  engine.addImage('postgres:16');
+  engine.program('pg_dumpall', () => ({
+    exitCode: 1,
+    stdout: '-- partial dump\n',
+    stderr: 'pg_dumpall: error: query failed: password pw-Secret-9 is wrong\n',
+  }));
+  await engine.startContainer(await engine.createContainer({ image: 'postgres:16', cmd: ['sleep', 'infinity'], name: 'c1' }));
   const { stream, done } = await dumpDatabase(engine, 'c1', spec);
+  const runs = engine.calls.filter((c) => c.method === 'execStream').map((c) => c.args[1] as ExecStreamOptions);
   await assert.rejects(pipeline(stream, new Writable({ write: (_c, _e, next) => next() })));
   const err = await done.then(
     () => null,

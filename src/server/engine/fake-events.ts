@@ -1,37 +1,58 @@
-import type { ContainerEvent, ContainerEventStream, Engine } from './engine.ts';
+import { COMPOSE_PROJECT_LABEL, type ContainerEvent, type ContainerEventStream } from './engine.ts';
 
 /**
- * A fake of `Engine.containerEvents` for unit tests: `push` delivers an event to the open stream, `cut` ends it as
- * an engine restart does, `down` makes the next connections fail, `hold` keeps the next connections waiting until
- * the function it returns is called. `connects` records each `since` asked for.
+ * The event side of the fake engine (fake-engine.ts): like the real engine it keeps what happened, replays it to a
+ * stream asked for `since` a time (inclusive, as the engine is), and sends only container events of compose projects
+ * with one of the asked actions. `cut` ends the open streams as an engine restart does; `connects` is where the
+ * engine records the `since` of every stream asked for.
  */
-export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
-  push(e: Partial<ContainerEvent> & { action: string; name: string }): void;
+export interface EventHub {
+  open(opts: { actions: string[]; since?: string }): ContainerEventStream;
+  /** Records an event and sends it to the open streams; its time is the next tick unless given. */
+  publish(e: Omit<ContainerEvent, 'timeNano'> & { timeNano?: string }): void;
   cut(): void;
-  down(on: boolean): void;
-  hold(): () => void;
   connects: (string | undefined)[];
-} {
-  let queue: ContainerEvent[] = [];
-  let wake: (() => void) | null = null;
-  let ended = false;
-  let isDown = false;
-  let n = 0;
-  const gate = createGate();
+}
+
+/** Event times: a fixed start, one nanosecond per event, so a test's cursor is the same on every run. */
+const START_NANO = 1_700_000_000_000_000_000n;
+
+/** `1700000000.000000001` (the engine's `since`) → nanoseconds. */
+function nanosOf(since: string): bigint {
+  const [s = '0', f = ''] = since.split('.');
+  return BigInt(s) * 1_000_000_000n + BigInt(f.padEnd(9, '0').slice(0, 9));
+}
+
+export function createEventHub(): EventHub {
+  const history: ContainerEvent[] = [];
+  const streams = new Set<{ push(e: ContainerEvent): void; end(): void }>();
   const connects: (string | undefined)[] = [];
+  let n = 0n;
   return {
     connects,
-    async containerEvents(opts) {
-      connects.push(opts.since);
-      await gate.passed();
-      if (isDown) throw new Error('connect ECONNREFUSED /var/run/docker.sock');
-      ended = false;
-      queue = [];
+    open(opts) {
+      const wanted = (e: ContainerEvent) => opts.actions.includes(e.action) && e.labels[COMPOSE_PROJECT_LABEL] !== undefined;
+      const from = opts.since === undefined ? null : nanosOf(opts.since);
+      const queue = from === null ? [] : history.filter((e) => BigInt(e.timeNano) >= from);
+      let ended = false;
+      let wake: (() => void) | null = null;
+      const stream = {
+        push(e: ContainerEvent) {
+          queue.push(e);
+          wake?.();
+        },
+        end() {
+          ended = true;
+          streams.delete(stream);
+          wake?.();
+        },
+      };
+      streams.add(stream);
       async function* events(): AsyncGenerator<ContainerEvent> {
         while (true) {
           const e = queue.shift();
           if (e) {
-            if (opts.actions.includes(e.action)) yield e;
+            if (wanted(e)) yield e;
             continue;
           }
           if (ended) return;
@@ -40,28 +61,17 @@ export function createFakeEvents(): Pick<Engine, 'containerEvents'> & {
           });
         }
       }
-      const stream: ContainerEventStream = {
-        events: events(),
-        close() {
-          ended = true;
-          wake?.();
-        },
-      };
-      return stream;
+      return { events: events(), close: () => stream.end() };
     },
-    push(e) {
-      n += 1;
-      queue.push({ id: e.id ?? e.name, labels: {}, exitCode: null, timeNano: e.timeNano ?? String(1_700_000_000_000_000_000n + BigInt(n)), ...e });
-      wake?.();
+    publish(e) {
+      n += 1n;
+      const event: ContainerEvent = { ...e, timeNano: e.timeNano ?? String(START_NANO + n) };
+      history.push(event);
+      for (const s of streams) s.push(event);
     },
     cut() {
-      ended = true;
-      wake?.();
+      for (const s of [...streams]) s.end();
     },
-    down(on) {
-      isDown = on;
-    },
-    hold: gate.hold,
   };
 }
 

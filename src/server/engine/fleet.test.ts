@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../core/logger.ts';
-import type { ContainerSummary, Engine } from './engine.ts';
-import { createFakeEvents, createGate } from './fake-events.ts';
+import type { ContainerSummary } from './engine.ts';
+import { createFakeEngine } from './fake-engine.ts';
 import { createFleet } from './fleet.ts';
 
 const logger = createLogger('silent');
@@ -22,36 +22,17 @@ const container = (id: string, state: string): ContainerSummary => ({
   created: 0,
 });
 
-/** An engine whose containers the test changes; counts the listings Kade asks for. */
+/** The shared fake engine; `listings()` names the listings Kade asked for: `all`, or `ids:a,b`. */
 function fakeEngine() {
-  const events = createFakeEvents();
-  const containers = new Map<string, ContainerSummary>();
-  const calls: string[] = [];
-  const engine: Pick<Engine, 'listContainers' | 'containerEvents'> = {
-    containerEvents: (opts) => events.containerEvents(opts),
-    async listContainers(opts = {}) {
-      calls.push(opts.ids ? `ids:${opts.ids.join(',')}` : 'all');
-      if (down) throw new Error('connect ECONNREFUSED');
-      // What the engine answers is what it had when asked, however long the answer takes to arrive.
-      const answer = [...containers.values()].filter((c) => !opts.ids || opts.ids.includes(c.id)).map((c) => ({ ...c }));
-      await gate.passed();
-      return answer;
-    },
-  };
-  let down = false;
-  const gate = createGate();
-  return {
-    engine,
-    events,
-    containers,
-    calls,
-    /** Listings asked from now on answer only once the returned function is called. */
-    hold: gate.hold,
-    setDown(on: boolean) {
-      down = on;
-      events.down(on);
-    },
-  };
+  const engine = createFakeEngine();
+  const listings = () =>
+    engine.calls
+      .filter((c) => c.method === 'listContainers')
+      .map((c) => {
+        const ids = (c.args[0] as { ids?: string[] } | undefined)?.ids;
+        return ids ? `ids:${ids.join(',')}` : 'all';
+      });
+  return { engine, listings };
 }
 
 async function until(what: string, ok: () => Promise<boolean> | boolean): Promise<void> {
@@ -71,7 +52,7 @@ const states = async (fleet: { list(): Promise<ContainerSummary[]> }) =>
 /** A started fleet over a fake engine holding container `a` (running), filled before `body` runs; stopped after. */
 async function withFilledFleet(opts: { relistMs?: number }, body: (f: ReturnType<typeof fakeEngine>, fleet: ReturnType<typeof createFleet>) => Promise<void>) {
   const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
+  f.engine.put(container('a', 'running'));
   const fleet = createFleet({ engine: f.engine, logger, ...opts });
   fleet.start();
   try {
@@ -84,23 +65,22 @@ async function withFilledFleet(opts: { relistMs?: number }, body: (f: ReturnType
 
 test('once filled, the model answers lists without asking the engine, and an event updates just that container', async () => {
   const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
-  f.containers.set('b', container('b', 'exited'));
+  f.engine.put(container('a', 'running'));
+  f.engine.put(container('b', 'exited'));
   const fleet = createFleet({ engine: f.engine, logger, batchMs: 1 });
   fleet.start();
   try {
     await until('the model is filled', () => fleet.current());
-    const before = f.calls.length;
+    const before = f.listings().length;
     for (let i = 0; i < 20; i++) assert.equal(await states(fleet), 'a:running b:exited');
-    assert.equal(f.calls.length, before, 'no listing for answers from the model');
+    assert.equal(f.listings().length, before, 'no listing for answers from the model');
 
-    f.containers.set('b', container('b', 'running'));
-    f.events.push({ action: 'start', name: 'b', id: 'b' });
+    f.engine.put(container('b', 'running'));
+    f.engine.push({ action: 'start', name: 'b', id: 'b' });
     await until('the start of b shows', async () => (await states(fleet)) === 'a:running b:running');
-    assert.deepEqual(f.calls.slice(before), ['ids:b']);
+    assert.deepEqual(f.listings().slice(before), ['ids:b']);
 
-    f.containers.delete('a');
-    f.events.push({ action: 'destroy', name: 'a', id: 'a' });
+    await f.engine.removeContainer('a');
     await until('a is gone', async () => (await states(fleet)) === 'b:running');
   } finally {
     fleet.stop();
@@ -109,24 +89,24 @@ test('once filled, the model answers lists without asking the engine, and an eve
 
 test('while the event stream is down every list asks the engine; after the reconnect the model is listed anew', async () => {
   const f = fakeEngine();
-  f.containers.set('a', container('a', 'running'));
+  f.engine.put(container('a', 'running'));
   const fleet = createFleet({ engine: f.engine, logger, batchMs: 1, backoff: { firstMs: 5, maxMs: 20 } });
   fleet.start();
   try {
     await until('the model is filled', () => fleet.current());
-    f.events.cut();
-    f.events.down(true);
+    f.engine.cut();
+    const streamBack = f.engine.failOn('containerEvents');
     await until('the model is dropped', () => !fleet.current());
     // A change while the stream is down, with no event for it: a live listing sees it.
-    f.containers.set('a', container('a', 'exited'));
-    const before = f.calls.length;
+    f.engine.put(container('a', 'exited'));
+    const before = f.listings().length;
     assert.equal(await states(fleet), 'a:exited');
-    assert.equal(f.calls.length, before + 1, 'one live listing');
+    assert.equal(f.listings().length, before + 1, 'one live listing');
 
-    f.events.down(false);
+    streamBack();
     await until('the model is filled again', () => fleet.current());
-    f.containers.set('c', container('c', 'running'));
-    f.events.push({ action: 'create', name: 'c', id: 'c' });
+    f.engine.put(container('c', 'running'));
+    f.engine.push({ action: 'create', name: 'c', id: 'c' });
     await until('c shows', async () => (await states(fleet)) === 'a:exited c:running');
   } finally {
     fleet.stop();
@@ -136,7 +116,7 @@ test('while the event stream is down every list asks the engine; after the recon
 test("invalidate (Kade's own change) makes the next list wait for a full listing", () =>
   withFilledFleet({}, async (f, fleet) => {
     // Changed without an event having arrived yet: Kade's own job just stopped it.
-    f.containers.set('a', container('a', 'exited'));
+    f.engine.put(container('a', 'exited'));
     assert.equal(await states(fleet), 'a:running', 'the model has not heard of it');
     fleet.invalidate();
     assert.equal(await states(fleet), 'a:exited');
@@ -145,7 +125,7 @@ test("invalidate (Kade's own change) makes the next list wait for a full listing
 
 test('an engine that cannot be reached fails the list as a live listing would', async () => {
   const f = fakeEngine();
-  f.setDown(true);
+  f.engine.down(true);
   const fleet = createFleet({ engine: f.engine, logger, backoff: { firstMs: 5, maxMs: 20 } });
   fleet.start();
   try {
@@ -159,13 +139,13 @@ test('a safety-net listing that finds only newer status texts keeps the version;
   withFilledFleet({ relistMs: 10 }, async (f, fleet) => {
     const version = fleet.version();
     // The engine's text ages ("Up 2 minutes"), nothing else: callers' caches stay valid.
-    f.containers.set('a', { ...container('a', 'running'), status: 'Up 3 minutes' });
-    const listings = f.calls.length;
-    await until('two more full listings ran', () => f.calls.length >= listings + 2);
+    f.engine.put({ ...container('a', 'running'), status: 'Up 3 minutes' });
+    const listings = f.listings().length;
+    await until('two more full listings ran', () => f.listings().length >= listings + 2);
     assert.equal(fleet.version(), version);
     assert.equal((await fleet.list())[0]?.status, 'Up 3 minutes', 'the model still holds the newest listing');
     // A change no event told of: the next listing moves the version.
-    f.containers.set('a', container('a', 'exited'));
+    f.engine.put(container('a', 'exited'));
     await until('the version moved', () => fleet.version() !== version && fleet.version() !== null);
     assert.equal(await states(fleet), 'a:exited');
   }));
@@ -183,12 +163,12 @@ test("after invalidate (Kade's own change, maybe only of files) the version move
 test("a list after Kade's own change never answers with a listing asked before it", async () => {
   await withFilledFleet({}, async (f, fleet) => {
     fleet.invalidate();
-    const release = f.hold();
+    const release = f.engine.hold('listContainers');
     // A listing asked before the change, still on its way (a slow engine, a list of 1000 containers).
-    const asked = f.calls.length;
+    const asked = f.listings().length;
     const early = fleet.list();
-    await until('the early listing is asked', () => f.calls.length > asked);
-    f.containers.set('a', container('a', 'exited'));
+    await until('the early listing is asked', () => f.listings().length > asked);
+    f.engine.put(container('a', 'exited'));
     fleet.invalidate();
     const after = fleet.list();
     release();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../core/errors.ts';
 import type { ContainerSummary } from '../engine/engine.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createHostService } from './host.service.ts';
 import { cachedProbe, type HostProbe, type ProbeResult } from './host-probe.ts';
 
@@ -22,7 +23,12 @@ const web: ContainerSummary = {
 const ok = (tcp: number[], udp: number[] = []): ProbeResult => ({ ok: true, listeners: { tcp: new Set(tcp), udp: new Set(udp) } });
 const noTables = async () => ({ ok: false as const, reason: 'failed' as const, message: 'not read in this test' });
 const fixed = (r: ProbeResult): HostProbe => ({ listeners: async () => r, netTables: noTables });
-const engine = (list: ContainerSummary[] | Error) => ({ listContainers: async () => (list instanceof Error ? Promise.reject(list) : list) });
+const engine = (list: ContainerSummary[] | Error) => {
+  const fake = createFakeEngine();
+  if (list instanceof Error) fake.failOn('listContainers', { error: list });
+  else for (const c of list) fake.put(c);
+  return fake;
+};
 
 test('a published port names its container and proposes the next port neither source claims', async () => {
   const host = createHostService({ engine: engine([web]), probe: fixed(ok([8080, 8081], [8082])) });

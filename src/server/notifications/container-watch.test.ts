@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../core/logger.ts';
 import { COMPOSE_PROJECT_LABEL } from '../engine/engine.ts';
-import { createFakeEvents } from '../engine/fake-events.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { causedByOwnOperation, createContainerWatch, OWN_STOP_WINDOW_MS } from './container-watch.ts';
 import type { NotifyRequest } from './notifier.ts';
 
@@ -11,7 +11,7 @@ const labels = (project: string) => ({ [COMPOSE_PROJECT_LABEL]: project });
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
 function setup(opts: { busy?: Set<string> } = {}) {
-  const engine = createFakeEvents();
+  const engine = createFakeEngine();
   const asked: NotifyRequest[] = [];
   let cursor: string | null = null;
   const watch = createContainerWatch({
@@ -87,7 +87,7 @@ test('the stream reconnects after the engine went away, resuming after the last 
 
 test('a stop while the stream is still connecting closes the stream once it opens, and stop() returns', async () => {
   const { engine, watch } = setup();
-  const release = engine.hold();
+  const release = engine.hold('containerEvents');
   watch.start();
   await settle();
   const stopped = watch.stop();

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { AppError } from '../core/errors.ts';
-import type { Engine, ExecOptions, ExecResult } from '../engine/engine.ts';
+import type { ExecOptions } from '../engine/engine.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
+import type { Program } from '../engine/fake-shell.ts';
 import { changeDatabasePassword, changedDatabasePasswords, findDatabaseSecrets, interpolate, resolveUser } from './db-password.ts';
 
 const gitea = parse(`
@@ -113,27 +115,23 @@ test('user changes come before the root change of the same database', () => {
   );
 });
 
-/** Records what would run in the container and answers like a failing psql that quotes the statement. */
-function recordingEngine(answer: (o: ExecOptions) => ExecResult) {
-  const calls: ExecOptions[] = [];
-  const engine: Pick<Engine, 'exec' | 'inspectContainer'> = {
-    exec: async (_id, o) => {
-      calls.push(o);
-      return answer(o);
-    },
-    inspectContainer: async () => ({ Config: { Env: [] } }),
-  };
-  return { engine, calls };
+/** A fake engine with a running container `c1` whose `psql` answers with `answer`; `calls` are the execs asked. */
+async function recordingEngine(answer: Program) {
+  const engine = createFakeEngine();
+  engine.addImage('postgres:16');
+  engine.program('psql', answer);
+  await engine.startContainer(await engine.createContainer({ image: 'postgres:16', cmd: ['sleep', 'infinity'], name: 'c1' }));
+  return { engine, calls: () => engine.calls.filter((c) => c.method === 'exec').map((c) => c.args[1] as ExecOptions) };
 }
 
 test('passwords go only through env and stdin, and a failure names service and user but no secret', async () => {
   const [secret] = findDatabaseSecrets(gitea);
   assert.ok(secret);
   const change = { secret, user: 'gitea', oldPassword: 'OLD-pw-1', newPassword: "NEW'pw\\2" };
-  const { engine, calls } = recordingEngine((o) => ({
+  const { engine, calls } = await recordingEngine((o) => ({
     exitCode: 3,
     stdout: '',
-    stderr: `psql:<stdin>:1: ERROR:  something about NEW'pw\\2\nLINE 1: ${o.stdin ?? ''}`,
+    stderr: `psql:<stdin>:1: ERROR:  something about NEW'pw\\2\nLINE 1: ${o.stdin}`,
   }));
   const err = await changeDatabasePassword(engine, 'c1', change).then(
     () => null,
@@ -143,7 +141,7 @@ test('passwords go only through env and stdin, and a failure names service and u
   assert.equal(err.code, 'db_password_failed');
   assert.deepEqual(err.params, { service: 'db', user: 'gitea' });
   assert.doesNotMatch(err.message, /OLD-pw-1|NEW'pw/);
-  const [call] = calls;
+  const [call] = calls();
   assert.ok(call);
   assert.doesNotMatch(call.cmd.join(' '), /OLD-pw-1|NEW/);
   assert.deepEqual(call.env, ['PGPASSWORD=OLD-pw-1']);

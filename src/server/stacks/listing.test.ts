@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ContainerSummary, Engine } from '../engine/engine.ts';
+import type { ContainerSummary } from '../engine/engine.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
 import { createStackDirs } from './stack-dir.ts';
 
@@ -33,21 +34,19 @@ test('status from the services of the compose file and their containers', () => 
 });
 
 test('concurrent callers share one engine listing filtered on the project label', async () => {
-  const calls: unknown[] = [];
-  const engine = {
-    listContainers: async (opts: unknown) => {
-      calls.push(opts);
-      await new Promise((r) => setTimeout(r, 20));
-      return [c('web', 'running')];
-    },
-  } as unknown as Engine;
+  const engine = createFakeEngine();
+  engine.put(c('web', 'running'));
+  const calls = () => engine.calls.filter((x) => x.method === 'listContainers').map((x) => x.args[0]);
   const list = sharedListing(engine);
-  const results = await Promise.all(Array.from({ length: 8 }, () => list()));
-  assert.equal(calls.length, 1);
-  assert.deepEqual(calls[0], { composeOnly: true });
+  const release = engine.hold('listContainers');
+  const asked = Array.from({ length: 8 }, () => list());
+  release();
+  const results = await Promise.all(asked);
+  assert.equal(calls().length, 1);
+  assert.deepEqual(calls()[0], { composeOnly: true });
   assert.equal(results[7]?.length, 1);
   await list();
-  assert.equal(calls.length, 2, 'a later request asks again');
+  assert.equal(calls().length, 2, 'a later request asks again');
 });
 
 test('containers belong to a stack by project name or by a working dir under LIBRARY_DIR', () => {
