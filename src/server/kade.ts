@@ -227,14 +227,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   const paths = createPathMove({
     settings,
-    dirs: stacks.dirs,
+    store: stacks.store,
+    storeFor: stacks.storeFor,
     stateDir: config.stateDir,
     engine,
     gate: stacks.gate,
     gateFor: stacks.gateFor,
     jobs,
-    snapshots: stacks.snapshotStore,
-    seals: stacks.seals,
     events,
     upProject: stacks.upProject,
     downProject: stacks.downProject,
@@ -269,7 +268,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   notifications.start();
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
-  const containers = createContainersService({ dirs: stacks.dirs, engine, events, ownContainerId });
+  const containers = createContainersService({ store: stacks.store, engine, events, ownContainerId });
   const host = createHostService({ engine, probe });
   const doctor = createDoctor({
     engine,

@@ -10,6 +10,8 @@ import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
+import { diskIO } from '../stacks/store/disk-io.ts';
+import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import { type ArchiveIO, createBackupsService } from './backups.service.ts';
 
 // The service's own rules with an archive that only writes its metadata: names that never collide within a
@@ -48,9 +50,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       up: async () => undefined,
       stop: async () => undefined,
       down: async () => undefined,
-      seal: () => undefined,
-      sealText: () => null,
-      putSealText: () => undefined,
+      swap: stackStoreOn(diskIO(), { libraryDir: join(root, 'stacks'), stateDir: join(root, 'state') }).swap,
       judge: () => undefined,
     },
     archive,

@@ -18,6 +18,7 @@ import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { StackStore } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
 import { createRestore } from './restore.ts';
 
@@ -33,11 +34,11 @@ export interface BackupStacks {
   stop(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
   /** `compose down` through the gate; the engine removes the containers when the gate refuses the files. */
   down(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
-  /** Records restored files, judged as `actor`, as the ones Kade runs (compose-gate.ts). */
-  seal(p: ComposeProject, actor: Actor): void;
-  /** The app's seal as text (null: none), kept in the restore's plan so a rollback puts it back with the folder. */
-  sealText(name: string): string | null;
-  putSealText(name: string, text: string | null): void;
+  /**
+   * The swap of the app's folder (stacks/store/stack-store.ts): moved aside, the restored one moved in and sealed as
+   * the restoring user's (judged before), put back with its seal on a failure or after a crash.
+   */
+  swap: StackStore['swap'];
   /**
    * Judges an app's compose text and `.env` text as `actor` installing them as `name` would be judged (compose and
    * bind policies; an admin's `confirm` of outside paths is audited); throws the refusal.

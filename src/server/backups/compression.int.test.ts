@@ -11,6 +11,8 @@ import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
+import { diskIO } from '../stacks/store/disk-io.ts';
+import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
 import { archiveIO } from './archive-io.ts';
 import { createBackupsService } from './backups.service.ts';
@@ -59,9 +61,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
       up: async () => undefined,
       stop: async () => undefined,
       down: async () => undefined,
-      seal: () => undefined,
-      sealText: () => null,
-      putSealText: () => undefined,
+      swap: stackStoreOn(diskIO(), { libraryDir, stateDir: join(root, 'state') }).swap,
       judge: () => undefined,
     },
     archive: archiveIO,

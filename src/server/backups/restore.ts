@@ -1,7 +1,8 @@
 /**
  * Restore of a backup (SPEC flows: restore): judged as the acting user first (restore-judge.ts); verified; extracted into a new folder (hostile entries refused
- * with nothing written); the app stopped, its folder and data moved aside, the archive's moved in, started, the
- * dumps loaded. Any failure, or a crash (at the next start, restoreResolver), puts the moved-aside state back.
+ * with nothing written); the app stopped, its folder (swapped by the stack store) and data moved aside, the archive's
+ * moved in, started, the dumps loaded. Any failure, or a crash (at the next start, restoreResolver), puts the
+ * moved-aside state back.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
 import { KADE_ITSELF } from '../stacks/compose-gate.ts';
+import type { FolderSwap } from '../stacks/store/stack-store.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
 import { checkStaged, judgeArchive } from './restore-judge.ts';
 
@@ -31,6 +33,15 @@ interface RestorePlan {
   seal?: string | null;
 }
 
+/** The swap of the app's folder a plan records (plans from before seals were kept have no `seal`). */
+const swapOf = (plan: RestorePlan): FolderSwap => ({
+  name: plan.stack,
+  live: plan.liveStack,
+  aside: plan.asideStack,
+  existed: plan.stackExisted,
+  ...(plan.seal !== undefined ? { seal: plan.seal } : {}),
+});
+
 /** What the restore needs of the backups service: a backup, its archive, and a note in its metadata. */
 export interface RestoreLookup {
   get(id: string): BackupT;
@@ -39,6 +50,16 @@ export interface RestoreLookup {
 }
 
 export function createRestore(d: BackupsDeps, r: RestoreLookup) {
+  /** The app as it is now, or null when it does not exist (a deleted app comes back from its backup). */
+  function locateOrNull(name: string): ReturnType<BackupStacks['locate']> | null {
+    try {
+      return d.stacks.locate(name);
+    } catch (err) {
+      if (!isAppError(err) || err.code !== 'not_found') throw err;
+      return null;
+    }
+  }
+
   /**
    * Restore: the archive's compose file and `.env` judged as `actor` installing them would be (a refusal answers the
    * request, no job starts); then verified; extracted into a new folder (hostile entries refused with nothing
@@ -49,13 +70,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
     requireRole(actor, 'operator', 'restoring a backup');
     const b = r.get(id);
     // A deleted app comes back from its backup: there is then nothing to move aside.
-    let loc: ReturnType<BackupStacks['locate']> | null;
-    try {
-      loc = d.stacks.locate(b.stack);
-    } catch (err) {
-      if (!isAppError(err) || err.code !== 'not_found') throw err;
-      loc = null;
-    }
+    const loc = locateOrNull(b.stack);
     if (loc?.adopted) {
       throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
         params: { stack: b.stack },
@@ -71,18 +86,18 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
       ctx.log(`backup ${id} verified`);
       const tag = randomBytes(4).toString('hex');
       const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
-      const liveStack = loc?.libraryPath ?? join(d.settings.libraryDir, b.stack);
+      const swap = d.stacks.swap.plan(b.stack, tag);
       const liveData = join(d.settings.dataDir, b.stack);
       const plan: RestorePlan = {
         stack: b.stack,
         staging,
-        liveStack,
+        liveStack: swap.live,
         liveData,
-        asideStack: join(d.settings.libraryDir, `.aside-${b.stack}-${tag}`),
+        asideStack: swap.aside,
         asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
-        stackExisted: existsSync(liveStack),
+        stackExisted: swap.existed,
         dataExisted: existsSync(liveData),
-        seal: d.stacks.sealText(b.stack),
+        seal: swap.seal ?? null,
       };
       // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
       ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
@@ -103,17 +118,16 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
           await d.stacks.stop(oldProject, ctx, actor);
         }
         ctx.record({ phase: 'move' });
-        if (plan.stackExisted) renameSync(liveStack, plan.asideStack);
+        d.stacks.swap.aside(swap);
         if (restoredData && plan.dataExisted) renameSync(liveData, plan.asideData);
         failpoint('restore.aside');
-        renameSync(join(staging, 'stack'), liveStack);
+        // The archive's files were judged as this user before the job: sealed as theirs.
+        d.stacks.swap.moveIn(swap, join(staging, 'stack'), actor);
         if (restoredData) renameSync(join(staging, 'appdata'), liveData);
         failpoint('restore.moved');
         ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
         const now = d.stacks.locate(b.stack);
         if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
-        // The archive's files were judged as this user before the job: sealed as theirs.
-        d.stacks.seal(now.project, actor);
         await d.stacks.up(now.project, ctx, actor);
         failpoint('restore.up');
         ctx.progress(0.6);
@@ -138,7 +152,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
         throw err;
       }
       ctx.record({ phase: 'done' });
-      for (const p of [plan.asideStack, plan.asideData, staging]) rmSync(p, { recursive: true, force: true });
+      finish(plan);
       d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
     });
   }
@@ -149,22 +163,24 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
    * folder goes, and the app starts again.
    */
   async function putBack(plan: RestorePlan, ctx: JobContext, actor: Actor): Promise<void> {
-    const now = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    const now = locateOrNull(plan.stack);
     if (now?.project) await d.stacks.down(now.project, ctx, actor).catch(() => undefined);
-    const back = (live: string, aside: string, existed: boolean) => {
-      if (existsSync(aside)) {
-        rmSync(live, { recursive: true, force: true });
-        renameSync(aside, live);
-      } else if (!existed) rmSync(live, { recursive: true, force: true });
-    };
-    back(plan.liveStack, plan.asideStack, plan.stackExisted);
-    back(plan.liveData, plan.asideData, plan.dataExisted);
+    // The folder goes back with its seal (a plan from before seals were kept leaves the seal as it is).
+    d.stacks.swap.putBack(swapOf(plan));
+    if (existsSync(plan.asideData)) {
+      rmSync(plan.liveData, { recursive: true, force: true });
+      renameSync(plan.asideData, plan.liveData);
+    } else if (!plan.dataExisted) rmSync(plan.liveData, { recursive: true, force: true });
     rmSync(plan.staging, { recursive: true, force: true });
-    // The seal goes back with the folder (a plan from before seals were kept leaves the seal as it is).
-    if (plan.seal !== undefined) d.stacks.putSealText(plan.stack, plan.stackExisted ? plan.seal : null);
-    const again = existsSync(plan.liveStack) ? d.stacks.locate(plan.stack) : null;
+    const again = locateOrNull(plan.stack);
     if (again?.project) await d.stacks.up(again.project, ctx, actor).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
     ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
+  }
+
+  /** Once the restore succeeded: the folder and data kept aside and the staging folder go. */
+  function finish(plan: RestorePlan): void {
+    d.stacks.swap.done(swapOf(plan));
+    for (const p of [plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
   }
 
   /** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
@@ -177,7 +193,7 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
     }
     if (!plan || typeof plan.liveStack !== 'string') return 'the restore was cut off before it moved anything: nothing to roll back';
     if (detail.phase === 'done') {
-      for (const p of [plan.asideStack, plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
+      finish(plan);
       return 'the restore had finished: its leftovers were removed';
     }
     await putBack(plan, ctx, KADE_ITSELF);

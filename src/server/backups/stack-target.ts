@@ -1,7 +1,6 @@
 /** The apps as the backup service sees them: folders, compose projects and their databases (dumps.ts). */
 import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
 import { parseEnv } from '../stacks/env-file.ts';
-import { readComposeDoc, readTextOrEmpty } from '../stacks/stack-files.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
 import type { BackupStacks, DatabaseTarget } from './backups.service.ts';
 import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers } from './dumps.ts';
@@ -12,16 +11,17 @@ const ANSWER_TIMEOUT_MS = 180_000;
 export function backupStacks(stacks: StacksService, engine: Engine): BackupStacks {
   return {
     locate(name) {
-      const loc = stacks.dirs.locate(name);
-      return { dir: loc.dir, adopted: loc.adopted, libraryPath: loc.path, project: loc.composeFile ? stacks.dirs.project(loc) : null };
+      const loc = stacks.store.locate(name);
+      return { dir: loc.dir, adopted: loc.adopted, libraryPath: loc.path, project: loc.composeFile ? stacks.store.project(loc) : null };
     },
     async databases(name): Promise<DatabaseTarget[]> {
-      const loc = stacks.dirs.locate(name);
+      const { store } = stacks;
+      const loc = store.locate(name);
       if (!loc.composeFile) return [];
-      const meta = stacks.dirs.meta(loc);
-      const specs = findDatabases(readComposeDoc(loc.composeFile), parseEnv(readTextOrEmpty(loc.envPath)), meta, loc.adopted ? null : stacks.templateOf(name));
+      const meta = store.meta(loc);
+      const specs = findDatabases(store.composeDoc(loc), parseEnv(store.envText(loc)), meta, loc.adopted ? null : stacks.templateOf(name));
       if (specs.length === 0) return [];
-      const project = stacks.dirs.project(loc).name;
+      const project = store.project(loc).name;
       const running: Record<string, string> = {};
       for (const c of await engine.listContainers({ project })) {
         const service = c.labels[COMPOSE_SERVICE_LABEL];
@@ -44,9 +44,7 @@ export function backupStacks(stacks: StacksService, engine: Engine): BackupStack
     up: (p, ctx, actor) => stacks.upProject(p, ctx, actor),
     stop: (p, ctx, actor) => stacks.stopProject(p, ctx, actor),
     down: (p, ctx, actor) => stacks.downProject(p, ctx, actor),
-    seal: (p, actor) => stacks.gate.seal(p, actor),
-    sealText: (name) => stacks.seals.text(name),
-    putSealText: (name, text) => stacks.seals.putText(name, text),
+    swap: stacks.store.swap,
     judge: (actor, name, files, confirm) => stacks.judgeFiles(actor, name, files, confirm),
   };
 }

@@ -8,14 +8,14 @@ import type { ContainerSummary, Engine } from '../engine/engine.ts';
 import { parseEnv } from '../stacks/env-file.ts';
 import { groupByApp, sharedListing, stackNames } from '../stacks/listing.ts';
 import type { StackDirs } from '../stacks/stack-dir.ts';
-import { readTextOrEmpty } from '../stacks/stack-files.ts';
+import type { StackStore } from '../stacks/store/stack-store.ts';
 import { mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
 import { logSecretList, MASK, maskDeep, maskText, secretList } from './mask-secrets.ts';
 import { isOwnId } from './own-container.ts';
 
 export interface ContainersDeps {
-  /** Where apps' files are (LIBRARY_DIR); adopted apps' containers carry their own project name. */
-  dirs: StackDirs;
+  /** The apps' folders (LIBRARY_DIR) and their `.env`; adopted apps' containers carry their own project name. */
+  store: StackDirs & Pick<StackStore, 'envText'>;
   engine: Engine;
   events: EventBus;
   /** Kade's own container id or id prefix, detected once at start; null outside a container. */
@@ -73,7 +73,7 @@ export function createContainersService(d: ContainersDeps) {
   async function list(actor: Actor): Promise<ContainerEntryT[]> {
     requireRole(actor, 'viewer', 'the container list');
     const all = await listAll();
-    const stacks = stackOfEach(all, d.dirs);
+    const stacks = stackOfEach(all, d.store);
     return all.map((c) => present(c, stacks.get(c.id))).sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -81,11 +81,11 @@ export function createContainersService(d: ContainersDeps) {
   function stackSecrets(info: Record<string, unknown>): string[] {
     const labels = ((info.Config as { Labels?: Record<string, string> } | undefined)?.Labels ?? {}) as Record<string, string>;
     const summary = { project: labels['com.docker.compose.project'] ?? null, workingDir: labels['com.docker.compose.project.working_dir'] ?? null };
-    const stack = [...groupByApp([{ ...summary, id: String(info.Id ?? '') } as ContainerSummary], d.dirs).keys()][0];
-    const loc = stack && stackNames(d.dirs.libraryDir).includes(stack) ? d.dirs.find(stack) : null;
+    const stack = [...groupByApp([{ ...summary, id: String(info.Id ?? '') } as ContainerSummary], d.store).keys()][0];
+    const loc = stack && stackNames(d.store.libraryDir).includes(stack) ? d.store.find(stack) : null;
     if (!loc) return [];
-    const env = parseEnv(readTextOrEmpty(loc.envPath));
-    const keys = Object.values(d.dirs.meta(loc)?.secret_env ?? {});
+    const env = parseEnv(d.store.envText(loc));
+    const keys = Object.values(d.store.meta(loc)?.secret_env ?? {});
     return keys.map((k) => env[k]).filter((v): v is string => typeof v === 'string');
   }
 
@@ -193,9 +193,9 @@ export function createContainersService(d: ContainersDeps) {
   }
 
   async function stackContainers(name: string): Promise<ContainerSummary[]> {
-    d.dirs.locate(name);
+    d.store.locate(name);
     const all = await d.engine.listContainers({ composeOnly: true });
-    return (groupByApp(all, d.dirs).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
+    return (groupByApp(all, d.store).get(name) ?? []).sort((a, b) => a.name.localeCompare(b.name));
   }
   const prefixOf = (c: ContainerSummary) => c.service ?? c.name;
 
@@ -237,10 +237,10 @@ export function createContainersService(d: ContainersDeps) {
   /** Installed apps with the names of their containers, from one listing: what another app can reach. */
   async function connectable(actor: Actor): Promise<ConnectableAppT[]> {
     requireRole(actor, 'viewer', 'the connectable apps');
-    const groups = groupByApp(await d.engine.listContainers({ composeOnly: true }), d.dirs);
-    return stackNames(d.dirs.libraryDir).map((stack) => {
-      const loc = d.dirs.find(stack);
-      const source = loc ? d.dirs.meta(loc)?.source : null;
+    const groups = groupByApp(await d.engine.listContainers({ composeOnly: true }), d.store);
+    return stackNames(d.store.libraryDir).map((stack) => {
+      const loc = d.store.find(stack);
+      const source = loc ? d.store.meta(loc)?.source : null;
       return {
         stack,
         source: source ? { repo: source.repo, app: source.app } : null,

@@ -1,5 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { JobT } from '../../shared/api.ts';
 import { isInside, normalisePath } from '../../shared/paths.ts';
@@ -16,13 +15,10 @@ import type { JobDetail } from '../jobs/job-log.ts';
 import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { type ComposeGate, KADE_ITSELF } from '../stacks/compose-gate.ts';
-import type { Seals } from '../stacks/file-seal.ts';
-import { stackNames } from '../stacks/listing.ts';
-import type { Snapshots } from '../stacks/snapshots.ts';
-import type { StackDirs } from '../stacks/stack-dir.ts';
 import { ENV_FILE, META_FILE } from '../stacks/stack-files.ts';
+import type { FileChanges, StackStore } from '../stacks/store/stack-store.ts';
 import { rewriteCompose, rewriteEnv, rewriteMeta } from './rewrite.ts';
-import { compareTrees, copyTree } from './tree.ts';
+import { compareTrees, copyTree, emptyTree, exists, isEmptyDir, makeTree, removeTree } from './tree.ts';
 
 /** App names as the record holds them (checked again when read back after a crash). */
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -46,7 +42,10 @@ type KeyedMove = MoveRecord['moves'][number];
 
 export interface PathMoveDeps {
   settings: SettingsService;
-  dirs: StackDirs;
+  /** The owner of the apps' folders in use (stacks/store/stack-store.ts). */
+  store: StackStore;
+  /** The owner of the apps' folders in another LIBRARY_DIR (the copy), sealing what it writes through `gate`. */
+  storeFor: (libraryDir: string, gate: ComposeGate) => StackStore;
   stateDir: string;
   engine: Engine;
   /** The compose gate of the folders in use (compose-gate.ts). */
@@ -54,8 +53,6 @@ export interface PathMoveDeps {
   /** A gate that judges with the new folders: the apps started from the copy are judged where they now are. */
   gateFor: (folders: Record<(typeof KEYS)[number], string>) => ComposeGate;
   jobs: JobsService;
-  snapshots: Snapshots;
-  seals: Seals;
   events: EventBus;
   /** `compose up` through `gate` and wait until the containers run. */
   upProject: (p: ComposeProject, ctx: JobContext, actor: Actor, gate: ComposeGate) => Promise<void>;
@@ -64,8 +61,6 @@ export interface PathMoveDeps {
   /** Asks the process to build Kade again on the saved folders, once the job has ended. */
   restart: () => void;
 }
-
-const isEmptyDir = (p: string) => lstatSync(p).isDirectory() && readdirSync(p).length === 0;
 
 /**
  * The path move (SPEC flows): apps stopped, folders copied, the copy verified, paths rewritten in compose,
@@ -107,10 +102,10 @@ export function createPathMove(d: PathMoveDeps) {
       if (!c.ok) refuse(`cannot be used (${c.reason ?? 'not usable'})${c.fix ? `; fix: ${c.fix}` : ''}`);
       if (kade.some((k) => isInside(m.to, k) || isInside(k, m.to))) refuse("lies inside one of Kade's folders or holds one");
       if (moves.some((o) => o !== m && (isInside(m.to, o.to) || isInside(o.to, m.to)))) refuse('overlaps another new folder');
-      if (existsSync(m.to) && !isEmptyDir(m.to)) refuse('is not empty: move into a new or empty folder', 'conflict');
+      if (exists(m.to) && !isEmptyDir(m.to)) refuse('is not empty: move into a new or empty folder', 'conflict');
     }
     // Adopted apps stay where the user keeps them: their folder must not be inside a folder that goes away.
-    for (const a of d.dirs.adoptedPaths()) {
+    for (const a of d.store.adoptedPaths()) {
       const m = moves.find((x) => isInside(a.path, x.from));
       if (m)
         throw new AppError('conflict', `app '${a.name}' was adopted from ${a.path}, which lies inside ${m.key}; move it out first`, {
@@ -136,9 +131,9 @@ export function createPathMove(d: PathMoveDeps) {
     return moves;
   }
 
-  const managedApps = (libraryDir: string) =>
-    stackNames(libraryDir).filter((name) => {
-      const loc = d.dirs.find(name);
+  const managedApps = () =>
+    d.store.names().filter((name) => {
+      const loc = d.store.find(name);
       return loc !== null && !loc.adopted && loc.composeFile !== null;
     });
 
@@ -152,15 +147,15 @@ export function createPathMove(d: PathMoveDeps) {
   function projectsOf(rec: MoveRecord, libraryDir: string): Map<string, ComposeProject> {
     const out = new Map<string, ComposeProject>();
     for (const name of new Set([...rec.downed, ...rec.running])) {
-      const file = d.dirs.find(name)?.composeFile;
+      const file = d.store.find(name)?.composeFile;
       if (file) out.set(name, projectIn(libraryDir, name, file));
     }
     return out;
   }
 
   /**
-   * Each app's compose file, `.env` and `.svc.json` get the new paths, each app's files atomically: in the
-   * copy when LIBRARY_DIR moves, else in place after a snapshot (recorded, so the undo puts them back byte
+   * Each app's compose file, `.env` and `.svc.json` get the new paths, each app's files atomically through the store:
+   * in the copy when LIBRARY_DIR moves, else in place after a snapshot (recorded, so the undo puts them back byte
    * for byte). Adopted apps' folders are never written; a relative link of one is made absolute.
    */
   function rewriteApps(
@@ -172,36 +167,38 @@ export function createPathMove(d: PathMoveDeps) {
   ): void {
     const { newLibrary, oldLibrary } = to;
     const inPlace = newLibrary === oldLibrary;
-    for (const name of stackNames(newLibrary)) {
-      const dir = join(newLibrary, name);
-      if (lstatSync(dir).isSymbolicLink()) {
-        const target = readlinkSync(dir);
-        if (!isAbsolute(target)) {
-          rmSync(dir);
-          symlinkSync(resolve(oldLibrary, target), dir);
-        }
-        continue;
+    // Kade's own rewrite, judged where the files now are: sealed as the admin who moves.
+    const target = d.storeFor(newLibrary, to.gate);
+    const rewrites = {
+      compose: (t: string) => rewriteCompose(t, rec.moves),
+      env: (t: string) => rewriteEnv(t, rec.moves, variant),
+      meta: (t: string) => safely(() => rewriteMeta(t, rec.moves), t),
+    };
+    for (const name of target.names()) {
+      const loc = target.find(name);
+      if (loc?.adopted) target.absoluteLink(name, oldLibrary);
+      const original = d.store.find(name);
+      if (!loc || loc.adopted || !original || original.adopted) continue;
+      const changes: FileChanges = {};
+      const written: string[] = [];
+      for (const key of ['compose', 'env', 'meta'] as const) {
+        const text = target.read(loc, key);
+        const next = text === null ? null : rewrites[key](text);
+        if (next === null || next === text) continue;
+        changes[key] = next;
+        written.push(key === 'compose' ? basename(loc.composeFile ?? '') : key === 'env' ? ENV_FILE : META_FILE);
       }
-      const original = d.dirs.find(name);
-      if (!original || original.adopted) continue;
-      const targets = [
-        { path: join(dir, basename(original.composeFile ?? 'docker-compose.yml')), rewrite: (t: string) => rewriteCompose(t, rec.moves) },
-        { path: join(dir, ENV_FILE), rewrite: (t: string) => rewriteEnv(t, rec.moves, variant) },
-        { path: join(dir, META_FILE), rewrite: (t: string) => safely(() => rewriteMeta(t, rec.moves), t) },
-      ];
-      const files = targets.flatMap((t) => {
-        if (!existsSync(t.path)) return [];
-        const text = readFileSync(t.path, 'utf8');
-        const next = t.rewrite(text);
-        return next === text ? [] : [{ path: t.path, content: next, mode: lstatSync(t.path).mode & 0o777 }];
+      if (written.length === 0) continue;
+      target.write(loc, changes, {
+        actor: to.actor,
+        ...(inPlace ? { snapshot: 'path move' } : {}),
+        beforeWrite: (snap) => {
+          if (snap) rec.snapshots[name] = snap.id;
+          rec.seals[name] = d.store.sealText(name);
+          save();
+        },
       });
-      if (files.length === 0) continue;
-      if (inPlace) rec.snapshots[name] = d.snapshots.take(original, 'path move').id;
-      rec.seals[name] = d.seals.text(name);
-      save();
-      // Kade's own rewrite, judged where the files now are: sealed as the admin who moves.
-      to.gate.write(files, to.actor, () => projectIn(newLibrary, name, original.composeFile ?? 'docker-compose.yml'));
-      ctx.log(`${name}: paths rewritten in ${files.map((f) => basename(f.path)).join(', ')}`);
+      ctx.log(`${name}: paths rewritten in ${written.join(', ')}`);
     }
   }
 
@@ -212,18 +209,18 @@ export function createPathMove(d: PathMoveDeps) {
     const next = d.gateFor(newFolders(rec.moves));
     // Containers made from the new files (the copy, or the rewritten files in place) go first.
     for (const p of projectsOf(rec, lib?.to ?? oldLibrary).values()) {
-      if (existsSync(p.file))
+      if (exists(p.file))
         await d.downProject(p, ctx, actor, next).catch((e: unknown) => ctx.log(`removing ${p.name}'s new containers failed: ${errorMessage(e)}`));
     }
     for (const [name, id] of Object.entries(rec.snapshots)) {
-      const loc = d.dirs.find(name);
-      if (loc) d.snapshots.restore(loc, id);
+      const loc = d.store.find(name);
+      if (loc) d.store.restore(loc, id);
       ctx.log(`${name}: files put back from the snapshot taken before the move`);
     }
-    for (const [name, text] of Object.entries(rec.seals)) d.seals.putText(name, text);
+    for (const [name, text] of Object.entries(rec.seals)) d.store.putSealText(name, text);
     for (const m of rec.moves) {
-      if (!existsSync(m.to)) continue;
-      for (const entry of readdirSync(m.to)) rmSync(join(m.to, entry), { recursive: true, force: true });
+      if (!exists(m.to)) continue;
+      emptyTree(m.to);
       ctx.log(`removed the copy in ${m.to}`);
     }
     const old = projectsOf(rec, oldLibrary);
@@ -239,7 +236,7 @@ export function createPathMove(d: PathMoveDeps) {
   function removeOld(rec: MoveRecord, ctx: JobContext): void {
     for (const m of rec.moves) {
       try {
-        rmSync(m.from, { recursive: true, force: true });
+        removeTree(m.from);
         ctx.log(`removed the old ${m.key} ${m.from}`);
       } catch (e) {
         ctx.log(`the old ${m.key} ${m.from} could not be removed (${errorMessage(e)}); remove it by hand`);
@@ -258,7 +255,7 @@ export function createPathMove(d: PathMoveDeps) {
     for (const m of moves) ctx.log(`moving ${m.key} from ${m.from} to ${m.to}`);
     try {
       if (touchesApps) {
-        for (const name of managedApps(oldLibrary)) {
+        for (const name of managedApps()) {
           const cs = await d.engine.listContainers({ project: name });
           if (cs.length === 0) continue;
           if (cs.some((c) => c.state === 'running')) rec.running.push(name);
@@ -275,8 +272,8 @@ export function createPathMove(d: PathMoveDeps) {
       ctx.progress(0.2);
       failpoint('paths.stopped');
       for (const m of moves) {
-        mkdirSync(m.to, { recursive: true });
-        if (!existsSync(m.from)) continue;
+        makeTree(m.to);
+        if (!exists(m.from)) continue;
         ctx.log(`copying ${m.from} to ${m.to}`);
         await copyTree(m.from, m.to);
         ctx.log(`verifying the copy of ${m.key}`);

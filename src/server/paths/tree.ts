@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppError, errorMessage } from '../core/errors.ts';
@@ -87,3 +87,22 @@ export async function compareTrees(from: string, to: string, limit = 10): Promis
   for (const rel of b.keys()) if (!a.has(rel)) say(`${rel} is in the copy but not in the original`);
   return diffs;
 }
+
+/** Whether `path` is a folder with nothing in it. */
+export const isEmptyDir = (p: string): boolean => lstatSync(p).isDirectory() && readdirSync(p).length === 0;
+
+/** Whether anything is at `path`. */
+export const exists = (p: string): boolean => existsSync(p);
+
+/** Makes a folder to copy into (and its parents). */
+export const makeTree = (p: string): void => {
+  mkdirSync(p, { recursive: true });
+};
+
+/** Empties a folder (the copy of a move that is undone), keeping the folder itself. */
+export function emptyTree(p: string): void {
+  for (const entry of readdirSync(p)) rmSync(join(p, entry), { recursive: true, force: true });
+}
+
+/** Removes a folder and all it holds (the old folder once a move is saved). */
+export const removeTree = (p: string): void => rmSync(p, { recursive: true, force: true });

@@ -1,24 +1,14 @@
-import { mkdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { isSafeName } from '../../shared/names.ts';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
-import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { enforceCompose } from './bind-policy.ts';
-import { enforceComposeFiles } from './compose-policy.ts';
+import { enforceComposePolicy } from './compose-policy.ts';
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
-import { composePath, ENV_FILE, emptyMeta, readComposeDoc, readTextOrEmpty } from './stack-files.ts';
-
-const realOrNull = (p: string): string | null => {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-};
+import { emptyMeta, parseComposeDoc } from './stack-files.ts';
 
 /** The project name compose gives a folder when the file names none: v2 keeps - and _, v1 drops them. */
 export function defaultProjectName(dir: string, variant: 'v1' | 'v2'): string {
@@ -42,28 +32,29 @@ export function createAdopt(c: StackContext) {
 
   return async function adopt(actor: Actor, req: { path: string; name?: string | undefined; confirm_outside_paths?: string[] | undefined }): Promise<string> {
     requireRole(actor, 'operator', 'adopting an app');
-    const base = realOrNull(c.baseDir) ?? c.baseDir;
+    const base = c.store.realpath(c.baseDir) ?? c.baseDir;
     const unreachable = (why: string) =>
       new AppError('path_unreachable', `Kade cannot see ${req.path}${why}; the folder must lie below BASE_DIR (${base}), the folder mounted into Kade`, {
         params: { field: 'path', path: req.path, base, reason: 'outside_base' },
         fields: ['path'],
       });
     if (!req.path.startsWith('/')) throw new AppError('validation', `'${req.path}' is not an absolute path`, { params: { path: req.path }, fields: ['path'] });
-    const real = realOrNull(normalisePath(req.path));
-    if (!real) throw unreachable(' (it does not exist here)');
+    const folder = c.store.foreignFolder(normalisePath(req.path));
+    if (!folder) throw unreachable(' (it does not exist here)');
+    const { real } = folder;
     if (!isInside(real, base) || real === base) throw unreachable('');
-    if (!statSync(real).isDirectory()) throw new AppError('validation', `'${req.path}' is not a folder`, { params: { path: req.path }, fields: ['path'] });
-    const library = realOrNull(c.dirs.libraryDir) ?? c.dirs.libraryDir;
+    if (!folder.isDir) throw new AppError('validation', `'${req.path}' is not a folder`, { params: { path: req.path }, fields: ['path'] });
+    const library = c.store.realpath(c.store.libraryDir) ?? c.store.libraryDir;
     if (isInside(real, library))
       throw new AppError('conflict', `'${req.path}' is already an app folder of Kade`, { params: { path: req.path }, fields: ['path'] });
-    const file = composePath(real);
+    const file = folder.composeFile;
     if (!file)
       throw new AppError('validation', `'${req.path}' has no compose file (docker-compose.yml or compose.yaml)`, {
         params: { path: req.path },
         fields: ['path'],
       });
 
-    const project = await projectOf(real, readComposeDoc(file));
+    const project = await projectOf(real, parseComposeDoc(folder.compose));
     const name = req.name ?? project;
     if (!isSafeName(name)) {
       throw new AppError('invalid_name', `'${name}' is not a valid app name: give a name of lower-case letters, digits, _ and -`, {
@@ -71,8 +62,8 @@ export function createAdopt(c: StackContext) {
         fields: ['name'],
       });
     }
-    if (c.dirs.find(name)) throw new AppError('name_taken', `an app named '${name}' exists already`, { params: { name }, fields: ['name'] });
-    for (const other of c.dirs.adoptedPaths()) {
+    if (c.store.find(name)) throw new AppError('name_taken', `an app named '${name}' exists already`, { params: { name }, fields: ['name'] });
+    for (const other of c.store.adoptedPaths()) {
       if (other.path === real)
         throw new AppError('conflict', `'${req.path}' is adopted already as '${other.name}'`, {
           params: { path: req.path, stack: other.name },
@@ -80,27 +71,18 @@ export function createAdopt(c: StackContext) {
         });
     }
     // Its compose may bind below its own folder (and DATA_DIR/<name>); every other host path follows the bind policy.
-    enforceCompose(readTextOrEmpty(file), parseEnv(readTextOrEmpty(join(real, ENV_FILE))), { app: name, stackDir: real }, c.binds, {
+    enforceCompose(folder.compose, parseEnv(folder.env), { app: name, stackDir: real }, c.binds, {
       actor,
       confirm: req.confirm_outside_paths,
       events: c.events,
     });
-    enforceComposeFiles(actor, file, `${real}/.env`, c.allowPrivileged());
+    enforceComposePolicy(actor, folder.compose, { envText: folder.env, allow: c.allowPrivileged() });
     const adopted = { name: project, stack: name, dir: real, file };
     await c.compose.validate(adopted, { actor, confirmed: req.confirm_outside_paths });
 
     const meta = emptyMeta(c.clock().toISOString(), { adopted: { path: real, project } });
-    mkdirSync(c.dirs.adoptedDir, { recursive: true, mode: 0o700 });
-    const metaPath = c.dirs.adoptedMetaPath(name);
-    writeFileAtomic(metaPath, `${JSON.stringify(meta, null, 2)}\n`, 0o600);
-    try {
-      symlinkSync(real, `${c.dirs.libraryDir}/${name}`, 'dir');
-    } catch (err) {
-      rmSync(metaPath, { force: true });
-      throw err;
-    }
     // Judged above as this user: the files as they are now are the ones Kade runs (a later hand edit asks an admin to accept it).
-    c.gate.seal(adopted, actor);
+    c.store.adopt(name, real, `${JSON.stringify(meta, null, 2)}\n`, actor);
     c.events.emit({ type: 'stack.adopted', actor, source: 'stacks', target: name, status: 'ok', detail: { path: real, project } });
     return name;
   };

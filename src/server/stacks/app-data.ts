@@ -1,9 +1,9 @@
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, rmSync } from 'node:fs';
 import { isInside, normalisePath } from '../../shared/paths.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
-import { allFields } from '../templates/render.ts';
 import { ownDataDir } from '../settings/bind-rules.ts';
 import { declaredVolumes, hostSources } from '../templates/compose-sources.ts';
+import { allFields } from '../templates/render.ts';
 
 /**
  * Each installed app owns DATA_DIR/<its name>. `appdata_dir` absent, empty or the DATA_DIR root itself (what older
@@ -77,3 +77,6 @@ export function appDataOf(
   const volumes = existingVolumes.filter((v) => declared.has(v)).sort();
   return { folders, volumes };
 }
+
+/** Removes one of the folders `appDataOf` listed (DATA_DIR/<name> or a bind source below it), with all it holds. */
+export const removeAppFolder = (path: string): void => rmSync(path, { recursive: true, force: true });

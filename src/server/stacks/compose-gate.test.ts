@@ -7,7 +7,8 @@ import { AppError } from '../core/errors.ts';
 import type { Actor, DomainEvent } from '../core/events.ts';
 import type { Compose, ComposeProject } from '../engine/compose.ts';
 import { createComposeGate } from './compose-gate.ts';
-import { createSeals } from './file-seal.ts';
+import { diskIO } from './store/disk-io.ts';
+import { createSeals } from './store/file-seal.ts';
 
 const admin: Actor = { user: 'ada', role: 'admin', ip: '' };
 const operator: Actor = { user: 'otto', role: 'operator', ip: '' };
@@ -66,7 +67,8 @@ beforeEach(() => {
   raw = recordingCompose();
   gate = createComposeGate({
     compose: raw,
-    seals: createSeals(join(root, 'seals', String(Math.random()))),
+    io: diskIO(),
+    seals: createSeals(diskIO(), join(root, 'seals', String(Math.random()))),
     binds: { dataDir: data, libraryDir: lib, stateDir: join(root, 'state'), backupDir: join(root, 'backups'), engineSocket: null, allowedHostDirs: () => [] },
     allowPrivileged: () => 'admins',
     events: { emit: (e: DomainEvent) => events.push(e), subscribe: () => () => undefined },
@@ -143,7 +145,8 @@ describe('the compose gate', () => {
   test('an app found unsealed at start is sealed at its first run when it passes; one made later is not', async () => {
     const g = createComposeGate({
       compose: raw,
-      seals: createSeals(join(root, 'seals-before')),
+      io: diskIO(),
+      seals: createSeals(diskIO(), join(root, 'seals-before')),
       binds: { dataDir: data, libraryDir: lib, stateDir: join(root, 'state'), backupDir: join(root, 'backups'), engineSocket: null, allowedHostDirs: () => [] },
       allowPrivileged: () => 'admins',
       events: { emit: () => undefined, subscribe: () => () => undefined },

@@ -1,23 +1,19 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
-import { type AtomicFile, writeFilesAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from '../engine/compose.ts';
+import type { BindRules } from '../settings/bind-rules.ts';
+import { hostSources } from '../templates/compose-sources.ts';
 import { enforceCompose, judge } from './bind-policy.ts';
-import type { BindRules } from './bind-rules.ts';
 import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 import { composePowers, enforceComposePolicy, enforceEnvKeys, gatedPowers, type PrivilegedPolicy, powerKey } from './compose-policy.ts';
-import { hostSources } from './compose-sources.ts';
 import { parseEnv } from './env-file.ts';
-import { fileKeys, hashFile, type SealedFiles, type Seals, type SealT } from './file-seal.ts';
-import { ENV_FILE, readTextOrEmpty } from './stack-files.ts';
-
-/** A file of an app's folder to write; `content: null` removes it (a rollback to "there was none"). */
-export type FolderFile = Omit<AtomicFile, 'content'> & { content: AtomicFile['content'] | null };
+import { ENV_FILE } from './stack-files.ts';
+import { fileKeys, type SealedFiles, type Seals, type SealT } from './store/file-seal.ts';
+import type { FolderIO } from './store/folder-io.ts';
 
 /** Every compose run names who asks for it: the gate judges the files as that user. */
 export type GatedRunOptions = ComposeRunOptions & { actor: Actor };
@@ -40,6 +36,8 @@ export interface GatedCompose {
 
 export interface GateDeps {
   compose: Compose;
+  /** How the gate reads the files it judges: the stack store's (stacks/store/). */
+  io: Pick<FolderIO, 'read'>;
   seals: Seals;
   binds: BindRules;
   allowPrivileged: () => PrivilegedPolicy;
@@ -83,6 +81,9 @@ const refusedFiles = (app: string, reason: 'not_accepted' | 'changed', file: str
  * value, is audited (`stack.files_refused`) and asks for a notification (`notify.security_refusal`).
  */
 export function createComposeGate(d: GateDeps) {
+  /** A file's text, or '' when it does not exist (an app without `.env`). */
+  const readTextOrEmpty = (path: string): string => d.io.read(path)?.toString('utf8') ?? '';
+
   function judgeNow(p: ComposeProject, actor: Actor, seal: SealT | null, confirmed: readonly string[] = []): void {
     const app = appOf(p);
     const files = filesOf(p);
@@ -158,7 +159,7 @@ export function createComposeGate(d: GateDeps) {
 
   /**
    * Records the app's files as Kade's own: their hashes, and what the writer's judgment let through (outside paths,
-   * powers) with the writer's role. Every writer of an app's files calls this right after writing them.
+   * powers) with the writer's role. The stack store (stacks/store/stack-store.ts) calls this right after every write.
    */
   function seal(p: ComposeProject, actor: Actor): void {
     const files = filesOf(p);
@@ -178,7 +179,7 @@ export function createComposeGate(d: GateDeps) {
       // A file compose cannot read approves nothing; the next run refuses it with the reason.
     }
     d.seals.write(appOf(p), {
-      files: Object.fromEntries(fileKeys(files).map(([key, path]) => [key, hashFile(path)])),
+      files: Object.fromEntries(fileKeys(files).map(([key, path]) => [key, d.seals.hash(path)])),
       approved: { outside: roleAllows(actor.role, 'admin') ? outside : [], powers, role: actor.role },
       by: actor.user,
       at: d.clock().toISOString(),
@@ -265,19 +266,7 @@ export function createComposeGate(d: GateDeps) {
     return null;
   }
 
-  /**
-   * Writes files of an app's folder (all or none, each atomically, with their modes) and seals them as `actor`'s:
-   * the one way Kade changes files compose reads in place. (Install and restore move a whole folder in and seal it.)
-   */
-  function write(files: FolderFile[], actor: Actor, projectAfter: () => ComposeProject, opts: { afterRename?: (path: string) => void } = {}): void {
-    const present = files.filter((f): f is AtomicFile => f.content !== null);
-    if (present.length > 0) writeFilesAtomic(present, opts);
-    for (const f of files) if (f.content === null) rmSync(f.path, { force: true });
-    // Read after the write: an override file that now exists (or is gone) is part of what compose reads.
-    seal(projectAfter(), actor);
-  }
-
-  return { compose, check, seal, write, verdict, accept, sealFromBefore };
+  return { compose, check, seal, verdict, accept, sealFromBefore };
 }
 
 export type ComposeGate = ReturnType<typeof createComposeGate>;

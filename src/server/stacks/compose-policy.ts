@@ -6,7 +6,6 @@ import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { interpolate } from '../templates/compose-sources.ts';
 import { parseEnv } from './env-file.ts';
-import { readTextOrEmpty } from './stack-files.ts';
 
 /**
  * Powers over the host a compose file can hand an app. Every entry point (install, reconfigure, the compose
@@ -210,7 +209,3 @@ export function enforceComposePolicy(
   }
   return uses;
 }
-
-/** The policy on a folder's own compose file and `.env` (adopt). */
-export const enforceComposeFiles = (actor: Actor, composeFile: string, envFile: string, allow: PrivilegedPolicy): PowerUse[] =>
-  enforceComposePolicy(actor, readTextOrEmpty(composeFile), { envText: readTextOrEmpty(envFile), allow });

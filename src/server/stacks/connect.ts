@@ -1,15 +1,15 @@
 /**
  * Connect (SPEC flows: connect): an app joins or leaves one of Kade's shared networks. The choice is kept in
  * `.svc.json` (re-applied by every reconfigure), the compose result validated and the app restarted; when
- * compose or the engine refuses (unknown network, address taken), every file is put back byte for byte and the
- * old configuration started again. An adopted app gets its networks from an override file in Kade's own state,
- * so nothing is written into the user's folder.
+ * compose or the engine refuses (unknown network, address taken), the snapshot taken before the write puts every
+ * file back byte for byte and the old configuration starts again. An adopted app gets its networks from an override
+ * file in Kade's own state, so nothing is written into the user's folder.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { JobT } from '../../shared/api.ts';
 import { parseIPv4 } from '../../shared/cidr.ts';
 import type { ConnectRequestT } from '../../shared/networks.ts';
+import type { SnapshotT } from '../../shared/stack-config.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
@@ -19,14 +19,15 @@ import { stringifyCompose } from '../templates/yaml-out.ts';
 import { applyChoices, type NetworkJoins, serviceJoins } from './choices.ts';
 import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from './stack-dir.ts';
-import { readComposeDoc, type StackMetaT } from './stack-files.ts';
+import type { StackMetaT } from './stack-files.ts';
+import type { FileChanges } from './store/stack-store.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface Planned {
   loc: StackLocation;
-  files: { path: string; content: string | null; mode: number }[];
+  files: FileChanges;
   summary: string;
 }
 
@@ -43,15 +44,15 @@ export function createConnect(c: StackContext) {
   }
 
   async function plan(name: string, req: ConnectRequestT): Promise<Planned> {
-    const loc = c.dirs.locate(name);
-    const meta = c.dirs.meta(loc);
+    const loc = c.store.locate(name);
+    const meta = c.store.meta(loc);
     if (!meta || !loc.composeFile) {
       throw new AppError('conflict', `app '${name}' has no ${meta ? 'compose file' : 'metadata'}, so it cannot join a network`, { params: { stack: name } });
     }
     if (!c.networks.isKade(req.network)) {
       throw notFound('network', req.network);
     }
-    const doc = readComposeDoc(loc.composeFile);
+    const doc = c.store.composeDoc(loc);
     const defs = isObj(doc.services) ? doc.services : {};
     const next = normalisedMeta(meta);
     let summary: string;
@@ -101,26 +102,9 @@ export function createConnect(c: StackContext) {
       summary = `joining network '${req.network}' with ${targets.join(', ')}${ip ? ` at ${ip}` : ''}`;
     }
     const metaText = `${JSON.stringify(next, null, 2)}\n`;
-    if (loc.adopted) {
-      return {
-        loc,
-        summary,
-        files: [
-          { path: c.dirs.adoptedOverridePath(name), content: adoptedOverride(doc, next), mode: 0o600 },
-          { path: loc.metaPath, content: metaText, mode: 0o600 },
-        ],
-      };
-    }
+    if (loc.adopted) return { loc, summary, files: { override: adoptedOverride(doc, next), meta: metaText } };
     const shared = new Set([...meta.networks, req.network]);
-    const composeText = stringifyCompose(applyChoices(withoutShared(doc, shared), next));
-    return {
-      loc,
-      summary,
-      files: [
-        { path: loc.composeFile, content: composeText, mode: 0o644 },
-        { path: loc.metaPath, content: metaText, mode: 0o600 },
-      ],
-    };
+    return { loc, summary, files: { compose: stringifyCompose(applyChoices(withoutShared(doc, shared), next)), meta: metaText } };
   }
 
   /** Checked before the job (bad input leaves nothing behind), then a job that writes, validates and restarts. */
@@ -130,22 +114,22 @@ export function createConnect(c: StackContext) {
     const leaving = 'disconnect' in req;
     return c.jobs.start({ kind: 'stack.connect', stack: name, actor }, async (ctx) => {
       ctx.log(p.summary);
-      const before = p.files.map((f) => ({
-        path: f.path,
-        content: existsSync(f.path) ? readFileSync(f.path) : null,
-        mode: existsSync(f.path) ? statSync(f.path).mode & 0o777 : f.mode,
-      }));
-      if (!p.loc.adopted) {
-        const snap = c.snapshots.take(p.loc, 'connect');
-        // Recorded before the first write: after a crash the recovery rolls back to exactly this snapshot (recovery.ts).
-        ctx.record({ snapshot: snap.id, phase: 'files' });
-        ctx.log(`snapshot ${snap.id} taken of ${snap.files.join(', ')}`);
-      }
       let started = false;
+      const taken: { snapshot?: SnapshotT } = {};
       try {
-        c.gate.write(p.files, actor, () => c.dirs.project(p.loc));
+        c.store.write(p.loc, p.files, {
+          actor,
+          snapshot: 'connect',
+          beforeWrite: (s) => {
+            if (!s) return;
+            taken.snapshot = s;
+            // Recorded before the first write: after a crash the recovery rolls back to exactly this snapshot (recovery.ts).
+            ctx.record({ snapshot: s.id, phase: 'files' });
+            ctx.log(`snapshot ${s.id} taken of ${s.files.join(', ')}`);
+          },
+        });
         ctx.log('wrote the compose file and the metadata');
-        const project = c.dirs.project(p.loc);
+        const project = c.store.project(p.loc);
         failpoint('connect.file');
         await c.compose.validate(project, { actor });
         ctx.log('compose file is valid');
@@ -155,16 +139,14 @@ export function createConnect(c: StackContext) {
         await c.up(project, ctx, actor);
       } catch (err) {
         ctx.log(`${leaving ? 'leaving' : 'joining'} network '${req.network}' failed: ${errorMessage(err)}`);
-        // The seal follows the files back: they are the ones this user ran before the change.
-        c.gate.write(
-          before.map((b) => ({ path: b.path, content: b.content, mode: b.mode })),
-          actor,
-          () => c.dirs.project(p.loc),
-        );
-        ctx.log('the files are as they were');
+        // The seal follows the files back: the snapshot holds the one they had.
+        if (taken.snapshot) {
+          c.store.restore(p.loc, taken.snapshot.id);
+          ctx.log(`restored snapshot ${taken.snapshot.id}: the files are as they were`);
+        }
         if (started) {
           await c.compose
-            .up(c.dirs.project(p.loc), { onOutput: (t) => ctx.log(t), actor })
+            .up(c.store.project(p.loc), { onOutput: (t) => ctx.log(t), actor })
             .then(() => ctx.log('the previous configuration runs again'))
             .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
         }

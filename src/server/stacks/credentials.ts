@@ -5,7 +5,6 @@ import type { Actor } from '../core/events.ts';
 import { envNameOf } from '../templates/render.ts';
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
-import { readTextOrEmpty } from './stack-files.ts';
 
 type Kind = 'username' | 'password' | 'other';
 
@@ -37,9 +36,9 @@ const best = (list: Candidate[], kind: Kind): Candidate | undefined => {
 export function createCredentials(c: StackContext, fieldsOf: (name: string) => TemplateFieldT[]) {
   return function credentials(actor: Actor, name: string, host: string): StackCredentialsT {
     requireRole(actor, 'admin', 'the credentials of an app');
-    const loc = c.dirs.locate(name);
-    const meta = c.dirs.meta(loc);
-    const env = parseEnv(readTextOrEmpty(loc.envPath));
+    const loc = c.store.locate(name);
+    const meta = c.store.meta(loc);
+    const env = parseEnv(c.store.envText(loc));
     const fields = fieldsOf(name);
     const fieldValue = (f: TemplateFieldT): string | undefined => {
       if (f.secret) return env[meta?.secret_env[f.id] ?? envNameOf(f)];

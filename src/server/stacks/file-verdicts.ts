@@ -3,9 +3,9 @@ import type { Compose } from '../engine/compose.ts';
 import type { BindRules } from '../settings/bind-rules.ts';
 import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
-import { createSeals } from './file-seal.ts';
-import { stackNames } from './listing.ts';
 import { createStackDirs, type StackDirs } from './stack-dir.ts';
+import { diskIO } from './store/disk-io.ts';
+import { createSeals } from './store/file-seal.ts';
 
 export interface RefusedFiles {
   name: string;
@@ -13,8 +13,8 @@ export interface RefusedFiles {
 }
 
 /** The apps whose files compose would not run now through `gate`, with why (the doctor lists them). */
-export function refusedFilesOf(libraryDir: string, dirs: StackDirs, gate: Pick<ComposeGate, 'verdict'>): RefusedFiles[] {
-  return stackNames(libraryDir).flatMap((name) => {
+export function refusedFilesOf(dirs: Pick<StackDirs, 'names' | 'find' | 'project'>, gate: Pick<ComposeGate, 'verdict'>): RefusedFiles[] {
+  return dirs.names().flatMap((name) => {
     const loc = dirs.find(name);
     const why = loc?.composeFile ? gate.verdict(dirs.project(loc)) : null;
     return why ? [{ name, message: why.message }] : [];
@@ -32,13 +32,15 @@ export function refusedFilesStandalone(d: {
   compose: Compose;
   allowPrivileged: () => PrivilegedPolicy;
 }): RefusedFiles[] {
+  const io = diskIO();
   const gate = createComposeGate({
     compose: d.compose,
-    seals: createSeals(join(d.stateDir, 'seals')),
+    io,
+    seals: createSeals(io, join(d.stateDir, 'seals')),
     binds: d.binds,
     allowPrivileged: d.allowPrivileged,
     events: { emit: () => undefined, subscribe: () => () => undefined },
     clock: () => new Date(),
   });
-  return refusedFilesOf(d.libraryDir, createStackDirs(d.libraryDir, d.stateDir), gate);
+  return refusedFilesOf(createStackDirs(io, d.libraryDir, d.stateDir), gate);
 }

@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { englishText, type FieldValue, type TemplateFileT } from '../../shared/template.ts';
 import { categoriesOf } from '../catalogue/derive-categories.ts';
-import { failpoint } from '../core/failpoint.ts';
-import { writeFileAtomic } from '../core/fs-atomic.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../templates/values.ts';
 import { type EnvDialect, mergeEnv } from './env-file.ts';
-import { COMPOSE_FILE, ENV_FILE, META_FILE, type StackMetaT } from './stack-files.ts';
+import type { StackMetaT } from './stack-files.ts';
 
 export interface PreparedInstall {
   name: string;
@@ -76,21 +71,9 @@ export const secretValues = (template: TemplateFileT, values: Record<string, Fie
     .map((f) => String(values[f.id] ?? ''))
     .filter((s) => s.length > 0);
 
-/** Writes the stack folder into a temp folder first and renames it into place: never half-written. */
-export function writeStackDir(libraryDir: string, p: PreparedInstall, dialect: EnvDialect): string {
-  const final = join(libraryDir, p.name);
-  const tmp = join(libraryDir, `.tmp-${p.name}-${randomBytes(4).toString('hex')}`);
-  mkdirSync(tmp, { mode: 0o755 });
-  try {
-    writeFileAtomic(join(tmp, COMPOSE_FILE), p.render.compose, 0o644);
-    failpoint('install.temp');
-    writeFileAtomic(join(tmp, ENV_FILE), mergeEnv('', p.render.env, new Set(), dialect), 0o600);
-    writeFileAtomic(join(tmp, META_FILE), `${JSON.stringify(p.meta, null, 2)}\n`, 0o600);
-    if (existsSync(final)) throw new Error(`'${final}' appeared while installing`);
-    renameSync(tmp, final);
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
-  return final;
-}
+/** The texts of a new app's three files (the stack store writes them: stacks/store/stack-store.ts `create`). */
+export const installFiles = (p: PreparedInstall, dialect: EnvDialect): { compose: string; env: string; meta: string } => ({
+  compose: p.render.compose,
+  env: mergeEnv('', p.render.env, new Set(), dialect),
+  meta: `${JSON.stringify(p.meta, null, 2)}\n`,
+});

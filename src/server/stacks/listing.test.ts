@@ -7,6 +7,7 @@ import type { ContainerSummary } from '../engine/engine.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
 import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
 import { createStackDirs } from './stack-dir.ts';
+import { diskIO } from './store/disk-io.ts';
 
 const c = (service: string, state: string, extra: Partial<ContainerSummary> = {}): ContainerSummary => ({
   id: `${service}-${state}`,
@@ -66,7 +67,7 @@ test('a folder without a compose file is listed with a warning; unsafe names are
   writeFileSync(join(lib, 'ok', 'docker-compose.yml'), 'services:\n  web:\n    image: x\n  db:\n    image: y\n');
   assert.deepEqual(stackNames(lib), ['empty', 'ok']);
   const opts = { host: 'h', repoStatus: () => null };
-  const dirs = createStackDirs(lib, join(lib, '.state'));
+  const dirs = createStackDirs(diskIO(), lib, join(lib, '.state'));
   const empty = presentStack(dirs, 'empty', [], opts);
   assert.equal(empty.status, 'missing_compose');
   assert.ok(empty.warning);

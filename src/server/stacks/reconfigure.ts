@@ -1,15 +1,15 @@
-import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT } from '../../shared/api.ts';
 import { normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
-import type { ReconfigureRequestT, StackConfigT } from '../../shared/stack-config.ts';
+import type { ReconfigureRequestT, SnapshotT, StackConfigT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { ComposeProject } from '../engine/compose.ts';
+import type { HostSource } from '../templates/compose-sources.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { resolveValues, toggleId } from '../templates/values.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
@@ -17,13 +17,12 @@ import { appDataValues } from './app-data.ts';
 import { enforceCompose, pathFieldOf } from './bind-policy.ts';
 import { applyChoices, checkChoices, serviceJoins } from './choices.ts';
 import { enforceComposePolicy } from './compose-policy.ts';
-import type { HostSource } from '../templates/compose-sources.ts';
 import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
 import { type EnvDialect, mergeEnv, parseEnv } from './env-file.ts';
 import { secretValues, templateMeta } from './install.ts';
 import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from './stack-dir.ts';
-import { COMPOSE_FILE, readComposeDoc, readTextOrEmpty, type StackMetaT } from './stack-files.ts';
+import type { StackMetaT } from './stack-files.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -94,12 +93,12 @@ export function createReconfigure(c: StackContext) {
 
   function config(actor: Actor, name: string): StackConfigT {
     requireRole(actor, 'operator', 'the configuration of an app');
-    const loc = c.dirs.locate(name);
-    const meta = c.dirs.meta(loc);
-    const doc = readComposeDoc(loc.composeFile);
+    const loc = c.store.locate(name);
+    const meta = c.store.meta(loc);
+    const doc = c.store.composeDoc(loc);
     const found = sourceTemplate(loc, meta);
     const admin = roleAllows(actor.role, 'admin');
-    const secrets = meta ? secretsFromEnv(meta, parseEnv(readTextOrEmpty(loc.envPath))) : {};
+    const secrets = meta ? secretsFromEnv(meta, parseEnv(c.store.envText(loc))) : {};
     const services = (doc.services && typeof doc.services === 'object' ? Object.entries(doc.services as Doc) : []).map(([svc, def]) => {
       const image = def && typeof def === 'object' && typeof (def as Doc).image === 'string' ? ((def as Doc).image as string) : null;
       const choice = meta?.services[svc] ?? {};
@@ -131,15 +130,15 @@ export function createReconfigure(c: StackContext) {
 
   /** Everything is resolved, rendered and checked before the job: bad input is refused with nothing written. */
   function prepare(actor: Actor, name: string, req: ReconfigureRequestT): Prepared {
-    const loc = c.dirs.locate(name);
-    const meta = c.dirs.meta(loc);
+    const loc = c.store.locate(name);
+    const meta = c.store.meta(loc);
     const found = sourceTemplate(loc, meta);
     if (typeof found !== 'object' || !meta) {
       const why = found === 'adopted' ? 'it was adopted: edit its files instead' : `its template is not in the store (${String(found)})`;
       throw new AppError('conflict', `app '${name}' cannot be reconfigured: ${why}`, { params: { stack: name, reason: String(found) } });
     }
     const { template } = found;
-    const oldEnvText = readTextOrEmpty(loc.envPath);
+    const oldEnvText = c.store.envText(loc);
     const oldEnv = parseEnv(oldEnvText);
     // Stored values, then the secrets from .env, then what the form sent: a secret left out is kept.
     // A data folder sent empty (or as the DATA_DIR root) is the app's own DATA_DIR/<name>; stored values stay as they are.
@@ -187,11 +186,11 @@ export function createReconfigure(c: StackContext) {
     const oldSecrets = Object.values(secretsFromEnv(meta, oldEnv));
     return {
       loc,
-      project: c.dirs.project({ ...loc, composeFile: loc.composeFile ?? join(loc.dir, COMPOSE_FILE) }),
+      project: c.store.plannedProject(loc),
       composeText,
       envText,
       metaText: `${JSON.stringify(newMeta, null, 2)}\n`,
-      oldDoc: readComposeDoc(loc.composeFile),
+      oldDoc: c.store.composeDoc(loc),
       newDoc: doc,
       oldEnv,
       newEnv,
@@ -217,24 +216,27 @@ export function createReconfigure(c: StackContext) {
     return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
       for (const s of p.secrets) ctx.mask(s);
       const dialect = await c.compose.variant();
-      const snap = c.snapshots.take(p.loc, 'reconfigure');
-      ctx.log(`snapshot ${snap.id} taken of ${snap.files.join(', ')}`);
-      // Recorded before the first write: after a crash the recovery rolls back to exactly this snapshot (recovery.ts).
-      ctx.record({ snapshot: snap.id, phase: 'files' });
-      failpoint('reconfigure.snapshot');
+      const taken: { snapshot?: SnapshotT } = {};
       let changed: { containers: Record<string, string>; changes: DbPasswordChange[] } | null = null;
       let restarted = false;
       try {
         // All three or none: a full disk fails while writing the temp files, before any file is replaced.
-        c.gate.write(
-          [
-            { path: p.project.file, content: p.composeText, mode: 0o644 },
-            { path: p.loc.envPath, content: p.envText(dialect), mode: 0o600 },
-            { path: p.loc.metaPath, content: p.metaText, mode: 0o600 },
-          ],
-          actor,
-          () => p.project,
-          { afterRename: () => failpoint('reconfigure.file') },
+        c.store.write(
+          p.loc,
+          { compose: p.composeText, env: p.envText(dialect), meta: p.metaText },
+          {
+            actor,
+            snapshot: 'reconfigure',
+            beforeWrite: (s) => {
+              if (!s) return;
+              taken.snapshot = s;
+              ctx.log(`snapshot ${s.id} taken of ${s.files.join(', ')}`);
+              // Recorded before the first write: after a crash the recovery rolls back to exactly this snapshot (recovery.ts).
+              ctx.record({ snapshot: s.id, phase: 'files' });
+              failpoint('reconfigure.snapshot');
+            },
+            afterRename: () => failpoint('reconfigure.file'),
+          },
         );
         ctx.log('wrote the re-rendered compose file, .env and metadata');
         ctx.progress(0.2);
@@ -257,17 +259,19 @@ export function createReconfigure(c: StackContext) {
       } catch (err) {
         ctx.log(`reconfigure failed: ${errorMessage(err)}`);
         if (changed) await setBack(changed, ctx);
-        c.snapshots.restore(p.loc, snap.id);
-        ctx.log(`restored snapshot ${snap.id}: the files are as they were`);
+        if (taken.snapshot) {
+          c.store.restore(p.loc, taken.snapshot.id);
+          ctx.log(`restored snapshot ${taken.snapshot.id}: the files are as they were`);
+        }
         if (restarted)
           await c.compose
             .up(p.project, { onOutput: (t) => ctx.log(t), actor })
             .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
-        c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: snap.id } });
+        c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: taken.snapshot?.id ?? '' } });
         throw err;
       }
       // The event feeds the audit log; a failing audit write is logged by the bus and never undoes the change.
-      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: snap.id } });
+      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: taken.snapshot?.id ?? '' } });
     });
   }
 
@@ -284,7 +288,7 @@ export function createReconfigure(c: StackContext) {
 
   /** Form fields of the app's template, for the credentials panel; empty when there is none. */
   function templateFields(loc: StackLocation) {
-    const found = sourceTemplate(loc, c.dirs.meta(loc));
+    const found = sourceTemplate(loc, c.store.meta(loc));
     return typeof found === 'object' ? allFields(found.template) : [];
   }
 

@@ -1,5 +1,3 @@
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse } from 'yaml';
 import { errorMessage } from '../core/errors.ts';
 import type { JobDetail } from '../jobs/job-log.ts';
@@ -9,10 +7,6 @@ import { changeDatabasePassword, changedDatabasePasswords } from './db-password.
 import { parseEnv } from './env-file.ts';
 import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from './stack-dir.ts';
-import { COMPOSE_FILE, readTextOrEmpty } from './stack-files.ts';
-
-/** The temp folder an install writes before renaming it into place (install.ts writeStackDir). */
-const INSTALL_TEMP = /^\.tmp-([a-z0-9][a-z0-9_-]*)-[0-9a-f]{8}$/;
 
 const parseDoc = (text: string | null): unknown => {
   try {
@@ -34,33 +28,19 @@ const parseDoc = (text: string | null): unknown => {
  * app matches the restored files.
  */
 export function createRecovery(c: StackContext) {
-  const projectOf = (loc: StackLocation) => c.dirs.project({ ...loc, composeFile: loc.composeFile ?? join(loc.dir, COMPOSE_FILE) });
-
+  const projectOf = (loc: StackLocation) => c.store.plannedProject(loc);
   /** Install temp folders left by a crash (no install runs at start): removed, never shown as an app. */
-  function cleanInstallTemps(which: (app: string) => boolean): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(c.dirs.libraryDir);
-    } catch {
-      return [];
-    }
-    const gone = names.filter((n) => {
-      const m = INSTALL_TEMP.exec(n);
-      return m?.[1] !== undefined && which(m[1]);
-    });
-    for (const n of gone) rmSync(join(c.dirs.libraryDir, n), { recursive: true, force: true });
-    return gone;
-  }
+  const cleanInstallTemps = (which: (app: string) => boolean): string[] => c.store.cleanInstallTemps(which);
 
   /** Database passwords the cut-off reconfigure may have changed inside the running databases, set back to the snapshot's. */
   async function setBackPasswords(loc: StackLocation, snapshot: string, ctx: JobContext): Promise<void> {
-    const old = c.snapshots.texts(loc.name, snapshot);
-    const nowCompose = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
+    const old = c.store.snapshots.texts(loc.name, snapshot);
+    const nowCompose = c.store.read(loc, 'compose') ?? '';
     const changes = changedDatabasePasswords(
       parseDoc(old.compose ?? nowCompose),
       parseDoc(nowCompose),
       parseEnv(old.env ?? ''),
-      parseEnv(readTextOrEmpty(loc.envPath)),
+      parseEnv(c.store.envText(loc)),
     );
     if (changes.length === 0) return;
     const running: Record<string, string> = {};
@@ -85,15 +65,15 @@ export function createRecovery(c: StackContext) {
   function restoreRecorded(loc: StackLocation, detail: JobDetail, ctx: JobContext, what: string): { at: string } | { none: string } {
     const id = typeof detail.snapshot === 'string' ? detail.snapshot : null;
     if (!id) return { none: `cut off before the ${what} changed any file: nothing to roll back` };
-    const snap = c.snapshots.list(loc.name).find((s) => s.id === id);
+    const snap = c.store.snapshots.list(loc.name).find((s) => s.id === id);
     if (!snap) return { none: `the snapshot ${id} of the ${what} is gone: the files were left as they are` };
-    c.snapshots.restore(loc, id);
+    c.store.restore(loc, id);
     ctx.log(`restored snapshot ${id} of ${snap.created_at}: the files are as they were before the ${what}`);
     return { at: snap.created_at };
   }
 
   const reconfigure: Resolver = async (job, detail, ctx) => {
-    const loc = job.stack ? c.dirs.find(job.stack) : null;
+    const loc = job.stack ? c.store.find(job.stack) : null;
     if (!loc) return "the app's folder is gone: nothing to roll back";
     if ((detail.phase === 'passwords' || detail.phase === 'up') && typeof detail.snapshot === 'string') await setBackPasswords(loc, detail.snapshot, ctx);
     const r = restoreRecorded(loc, detail, ctx, 'reconfigure');
@@ -107,7 +87,7 @@ export function createRecovery(c: StackContext) {
   };
 
   const snapshotRestore: Resolver = async (job, detail, ctx) => {
-    const loc = job.stack ? c.dirs.find(job.stack) : null;
+    const loc = job.stack ? c.store.find(job.stack) : null;
     if (!loc) return "the app's folder is gone: nothing to roll back";
     const r = restoreRecorded(loc, detail, ctx, 'snapshot restore');
     return 'at' in r ? `rolled back to the snapshot of ${r.at}` : r.none;
@@ -116,7 +96,7 @@ export function createRecovery(c: StackContext) {
   const installResolver: Resolver = async (job, _detail, ctx) => {
     const name = job.stack ?? '';
     for (const t of cleanInstallTemps((app) => app === name)) ctx.log(`removed the half-written folder ${t}`);
-    if (c.dirs.find(name)) return "the install was cut off after the app's folder was written: start the app or remove it";
+    if (c.store.find(name)) return "the install was cut off after the app's folder was written: start the app or remove it";
     return "the install was cut off before the app's folder was written: nothing was left behind";
   };
 

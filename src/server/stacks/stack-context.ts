@@ -3,12 +3,11 @@ import type { Actor, EventBus } from '../core/events.ts';
 import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
+import type { BindRules } from '../settings/bind-rules.ts';
 import type { PrefillContext } from '../templates/values.ts';
-import type { BindRules } from './bind-rules.ts';
 import type { ComposeGate, GatedCompose } from './compose-gate.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
-import type { Snapshots } from './snapshots.ts';
-import type { StackDirs } from './stack-dir.ts';
+import type { StackStore } from './store/stack-store.ts';
 
 /** What the stacks need of the shared networks (networks/networks.service.ts). */
 export interface NetworksPort {
@@ -21,13 +20,13 @@ export interface NetworksPort {
 
 /** What the parts of the stacks module share: built once by createStacksService. */
 export interface StackContext {
-  dirs: StackDirs;
-  snapshots: Snapshots;
+  /** The one owner of the apps' folders: every read and write of an app's files goes through it. */
+  store: StackStore;
   catalogue: CatalogueService;
   engine: Engine;
   /** Compose behind the gate: every run names its actor and is judged right before it (compose-gate.ts). */
   compose: GatedCompose;
-  /** Writers seal the files they wrote; admins accept files changed by hand. */
+  /** Admins accept files changed by hand (the store seals what Kade writes). */
   gate: ComposeGate;
   jobs: JobsService;
   events: EventBus;
@@ -42,8 +41,6 @@ export interface StackContext {
   binds: BindRules;
   /** ALLOW_PRIVILEGED_APPS as it is now; every writer of a compose file checks it (compose-policy.ts). */
   allowPrivileged: () => PrivilegedPolicy;
-  /** Folder for short-lived files (a compose file being checked before it replaces the real one). */
-  tmpDir: string;
   networks: NetworksPort;
   /** `compose up` and wait until the containers run (or say why not). */
   up(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;

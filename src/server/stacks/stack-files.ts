@@ -101,11 +101,6 @@ export const readComposeSummary = createFileCache<ComposeSummary>((text) => {
   return { services, valid: services.length > 0 };
 });
 
-export const readMeta = createFileCache<StackMetaT | null>((text) => {
-  const r = StackMeta.safeParse(JSON.parse(text));
-  return r.success ? r.data : null;
-});
-
 /** A folder, or a link to one (an adopted app's reference). */
 export const isDirectory = (p: string): boolean => {
   try {
@@ -117,14 +112,10 @@ export const isDirectory = (p: string): boolean => {
 
 export type Values = Record<string, FieldValue>;
 
-/** A file's text, or '' when it does not exist (an app without `.env`). */
-export const readTextOrEmpty = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
-
-/** The compose file as a plain object ({} when missing or unreadable); aliases are bounded like in the renderer. */
-export function readComposeDoc(file: string | null): Record<string, unknown> {
-  if (!file) return {};
+/** A compose text as a plain object ({} when empty or unreadable); aliases are bounded like in the renderer. */
+export function parseComposeDoc(text: string): Record<string, unknown> {
   try {
-    const doc = parse(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) as unknown;
+    const doc = parse(text, { maxAliasCount: 100 }) as unknown;
     return doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : {};
   } catch {
     return {};

@@ -1,4 +1,3 @@
-import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobT, StackT } from '../../shared/api.ts';
@@ -15,12 +14,12 @@ import type { Engine } from '../engine/engine.ts';
 import type { Fleet } from '../engine/fleet.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { SubnetPool } from '../networks/subnet-pool.ts';
+import type { BindRules } from '../settings/bind-rules.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
 import { createAdopt } from './adopt.ts';
-import { type AppData, appDataOf, appDataValues } from './app-data.ts';
+import { type AppData, appDataOf, appDataValues, removeAppFolder } from './app-data.ts';
 import { createAppList } from './app-list.ts';
 import { enforceCompose, pathFieldOf } from './bind-policy.ts';
-import type { BindRules } from './bind-rules.ts';
 import { applySubnets, projectNetworks, serviceJoins } from './choices.ts';
 import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './compose-policy.ts';
@@ -28,17 +27,17 @@ import { createConnect } from './connect.ts';
 import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
-import { createSeals } from './file-seal.ts';
 import { refusedFilesOf } from './file-verdicts.ts';
-import { type PreparedInstall, prepareInstall, writeStackDir } from './install.ts';
+import { installFiles, type PreparedInstall, prepareInstall } from './install.ts';
 import { adoptedProjects, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createRecovery } from './recovery.ts';
-import { createSnapshots } from './snapshots.ts';
 import type { NetworksPort, StackContext } from './stack-context.ts';
-import { checkName, createStackDirs, type StackLocation } from './stack-dir.ts';
-import { readTextOrEmpty } from './stack-files.ts';
+import { checkName, type StackDirs, type StackLocation } from './stack-dir.ts';
+import { diskIO } from './store/disk-io.ts';
+import { createSeals } from './store/file-seal.ts';
+import { createStackStore } from './store/stack-store.ts';
 import { waitUntilUp } from './wait.ts';
 
 export interface StacksDeps {
@@ -93,9 +92,8 @@ const REFUSALS = new Set(['stack_files_refused', 'compose_refused', 'app_powers_
 /** Installed apps: their folders under LIBRARY_DIR are the truth; the engine says how they run. */
 export function createStacksService(d: StacksDeps) {
   const listing = d.fleet ? d.fleet.list : sharedListing(d.engine);
-  const dirs = createStackDirs(d.libraryDir, d.stateDir);
-  const seals = createSeals(join(d.stateDir, 'seals'));
-  const snapshots = createSnapshots(join(d.stateDir, 'snapshots'), d.clock, seals);
+  const io = diskIO();
+  const seals = createSeals(io, join(d.stateDir, 'seals'));
   const dirOf = (name: string) => join(d.libraryDir, name);
   const binds: BindRules = {
     dataDir: d.dataDir,
@@ -110,11 +108,12 @@ export function createStacksService(d: StacksDeps) {
   /** A gate judging with other folders than those in use (the path move starts apps from the new ones). */
   // Apps from before seals existed, found at start: sealed as found the first time they are judged (compose-gate.ts),
   // so a start with hundreds of them reads no compose file.
-  const fromBefore = new Set(stackNames(d.libraryDir).filter((name) => !existsSync(seals.pathOf(name))));
+  const fromBefore = new Set(stackNames(d.libraryDir).filter((name) => !seals.exists(name)));
   const gateFor = (f: { LIBRARY_DIR: string; DATA_DIR: string; BACKUP_DIR: string }): ComposeGate =>
     createComposeGate({
       fromBefore: (app) => fromBefore.has(app),
       compose: d.compose,
+      io,
       seals,
       binds: { ...binds, libraryDir: f.LIBRARY_DIR, dataDir: f.DATA_DIR, backupDir: f.BACKUP_DIR },
       allowPrivileged,
@@ -123,26 +122,31 @@ export function createStacksService(d: StacksDeps) {
     });
   const gate = gateFor({ LIBRARY_DIR: d.libraryDir, DATA_DIR: d.dataDir, BACKUP_DIR: d.backupDir });
   const compose = gate.compose;
+  /** The owner of the apps' folders in `libraryDir`, sealing what it writes through `via` (the path move's new folders). */
+  const storeFor = (libraryDir: string, via: ComposeGate) => createStackStore({ io, libraryDir, stateDir: d.stateDir, seals, sealer: via, clock: d.clock });
+  const store = storeFor(d.libraryDir, gate);
+  /** The read side (listing, app list) sees the apps' locations in the store. */
+  const dirs: StackDirs = store;
 
-  const project = (name: string): ComposeProject => dirs.project(dirs.locate(name));
+  const project = (name: string): ComposeProject => store.project(store.locate(name));
 
   const appList = createAppList({ ...d, dirs, listing, update });
 
   /** The apps whose files compose would not run now, with why (the doctor lists them). */
-  const refusedFiles = () => refusedFilesOf(d.libraryDir, dirs, gate);
+  const refusedFiles = () => refusedFilesOf(store, gate);
 
   /** GET /api/stacks/<name>/files: the refusal every compose run of the app would get now, or ok. */
   function filesVerdict(actor: Actor, name: string): FilesVerdictT {
     requireRole(actor, 'viewer', "the state of an app's files");
-    const loc = dirs.locate(name);
-    const why = loc.composeFile ? gate.verdict(dirs.project(loc)) : null;
+    const loc = store.locate(name);
+    const why = loc.composeFile ? gate.verdict(store.project(loc)) : null;
     return { ok: why === null, refusal: why ? { code: why.code, message: why.message, params: why.params } : null };
   }
 
   /** An admin's "accept the files as they are now" (adopted apps, folders edited by hand), judged first and audited. */
   function acceptFiles(actor: Actor, name: string, confirm?: readonly string[]): { accepted: string } {
     requireRole(actor, 'admin', "accepting an app's files");
-    const loc = dirs.locate(name);
+    const loc = store.locate(name);
     d.jobs.checkFree(name);
     gate.accept(project(name), actor, confirm);
     return { accepted: loc.name };
@@ -153,8 +157,7 @@ export function createStacksService(d: StacksDeps) {
     req: { repo: string; app: string; name: string; values: Record<string, FieldValue>; confirm_outside_paths?: string[] | undefined },
   ): JobT {
     checkName(req.name);
-    if (existsSync(dirOf(req.name)))
-      throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name }, fields: ['name'] });
+    if (store.taken(req.name)) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name }, fields: ['name'] });
     const loaded = d.catalogue.loadApp(req.repo, req.app);
     const prepared = prepareInstall({
       name: req.name,
@@ -176,15 +179,15 @@ export function createStacksService(d: StacksDeps) {
     return d.jobs.start({ kind: 'stack.install', stack: req.name, actor }, async (ctx) => {
       for (const s of prepared.secrets) ctx.mask(s);
       ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
-      if (existsSync(dirOf(req.name))) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name } });
+      if (store.taken(req.name)) throw new AppError('name_taken', `an app named '${req.name}' exists already`, { params: { name: req.name } });
       try {
         const withSubnets = await planSubnets(req.name, prepared);
         const subnets = Object.entries(withSubnets.meta.subnets ?? {});
         if (subnets.length > 0) ctx.log(`networks of the app: ${subnets.map(([n, s]) => `${n} ${s}`).join(', ')}`);
-        const dir = writeStackDir(d.libraryDir, withSubnets, await compose.variant());
-        ctx.log(`wrote ${dir}`);
-        const p = project(req.name);
-        gate.seal(p, actor);
+        // Written into a temp folder, renamed into place and sealed as this user's (judged above).
+        const loc = store.create(req.name, installFiles(withSubnets, await compose.variant()), actor);
+        ctx.log(`wrote ${loc.dir}`);
+        const p = store.project(loc);
         failpoint('install.folder');
         ctx.progress(0.2);
         await compose.validate(p, { actor });
@@ -221,26 +224,26 @@ export function createStacksService(d: StacksDeps) {
 
   /** The subnets recorded by every app, so Kade's pool never hands one out twice. */
   function recordedSubnets(): string[] {
-    return stackNames(d.libraryDir).flatMap((n) => {
-      const loc = dirs.find(n);
-      return Object.values((loc ? dirs.meta(loc)?.subnets : undefined) ?? {});
+    return store.names().flatMap((n) => {
+      const loc = store.find(n);
+      return Object.values((loc ? store.meta(loc)?.subnets : undefined) ?? {});
     });
   }
 
   /** The apps whose metadata joins a shared network. */
   function usingNetwork(network: string): string[] {
-    return stackNames(d.libraryDir).filter((n) => {
-      const loc = dirs.find(n);
-      const meta = loc ? dirs.meta(loc) : null;
+    return store.names().filter((n) => {
+      const loc = store.find(n);
+      const meta = loc ? store.meta(loc) : null;
       return meta !== null && (meta.networks.includes(network) || Object.keys(meta.services).some((s) => Object.hasOwn(serviceJoins(meta, s), network)));
     });
   }
 
   /** The app a compose project belongs to: its own name, or an adopted app's. */
   function stackOfProject(projectName: string): string | null {
-    const adopted = adoptedProjects(dirs).get(projectName);
+    const adopted = adoptedProjects(store).get(projectName);
     if (adopted) return adopted;
-    return dirs.find(projectName) ? projectName : null;
+    return store.find(projectName) ? projectName : null;
   }
 
   async function up(p: ComposeProject, ctx: JobContext, actor: Actor, via: ComposeGate = gate): Promise<void> {
@@ -271,9 +274,9 @@ export function createStacksService(d: StacksDeps) {
   /** What "remove data" removes: the app's own data folder, bind sources below it and its project's named volumes. */
   async function dataOf(loc: StackLocation): Promise<AppData> {
     if (loc.adopted) return { folders: [], volumes: [] };
-    const composeText = loc.composeFile ? readTextOrEmpty(loc.composeFile) : '';
-    const projectName = loc.composeFile ? dirs.project(loc).name : loc.name;
-    const env = parseEnv(readTextOrEmpty(loc.envPath));
+    const composeText = store.read(loc, 'compose') ?? '';
+    const projectName = loc.composeFile ? store.project(loc).name : loc.name;
+    const env = parseEnv(store.envText(loc));
     const existing = await d.engine.listVolumes({ project: projectName });
     return appDataOf({ name: loc.name, dataDir: d.dataDir, composeText, env, stackDir: loc.dir, project: projectName }, existing);
   }
@@ -281,7 +284,7 @@ export function createStacksService(d: StacksDeps) {
   /** GET /api/stacks/<name>/data: exactly what DELETE with remove_data=1 removes (an adopted app: nothing). */
   async function data(actor: Actor, name: string): Promise<AppData> {
     requireRole(actor, 'operator', 'the data of an app');
-    return dataOf(dirs.locate(name));
+    return dataOf(store.locate(name));
   }
 
   function remove(actor: Actor, name: string, opts: { removeData: boolean; backup?: boolean }): JobT {
@@ -291,7 +294,7 @@ export function createStacksService(d: StacksDeps) {
         params: { feature: 'backup before delete' },
       });
     }
-    const loc = dirs.locate(name);
+    const loc = store.locate(name);
     if (loc.adopted && opts.removeData) {
       throw new AppError('validation', `'${name}' was adopted: its data belongs to its own folder and is never removed by Kade`, { fields: ['remove_data'] });
     }
@@ -299,31 +302,27 @@ export function createStacksService(d: StacksDeps) {
       if (opts.backup && d.backupFirst) await d.backupFirst(name, 'delete', ctx, actor);
       if (loc.adopted) {
         // Only the reference goes: the user's folder and the running containers stay as they are.
-        unlinkSync(loc.path);
-        rmSync(loc.metaPath, { force: true });
-        rmSync(dirs.adoptedOverridePath(name), { force: true });
+        store.remove(loc);
         ctx.log(`removed the reference ${loc.path}; ${loc.dir} and its containers are untouched`);
       } else {
         // Exactly what GET /api/stacks/<name>/data lists, read before anything goes.
         const data = opts.removeData ? await dataOf(loc) : null;
         if (loc.composeFile) {
           ctx.log('stopping and removing containers');
-          await downEvenIfRefused(dirs.project(loc), ctx, actor);
+          await downEvenIfRefused(store.project(loc), ctx, actor);
         }
         ctx.progress(0.6);
-        rmSync(loc.dir, { recursive: true, force: true });
+        store.remove(loc);
         ctx.log(`removed ${loc.dir}`);
         for (const v of data?.volumes ?? []) {
           await d.engine.removeVolume(v);
           ctx.log(`removed the volume ${v}`);
         }
         for (const f of data?.folders ?? []) {
-          rmSync(f, { recursive: true, force: true });
+          removeAppFolder(f);
           ctx.log(`removed ${f}`);
         }
       }
-      snapshots.forget(name);
-      seals.forget(name);
       d.events.emit({
         type: 'stack.deleted',
         actor,
@@ -368,9 +367,9 @@ export function createStacksService(d: StacksDeps) {
   /** Installed app names per source template (`repo/app`), from the stack files alone: no engine call. */
   function installedBySource(): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    for (const name of stackNames(d.libraryDir)) {
-      const loc = dirs.find(name);
-      const source = loc ? dirs.meta(loc)?.source : null;
+    for (const name of store.names()) {
+      const loc = store.find(name);
+      const source = loc ? store.meta(loc)?.source : null;
       if (!source) continue;
       const key = `${source.repo}/${source.app}`;
       out.set(key, [...(out.get(key) ?? []), name]);
@@ -379,8 +378,7 @@ export function createStacksService(d: StacksDeps) {
   }
 
   const context: StackContext = {
-    dirs,
-    snapshots,
+    store,
     catalogue: d.catalogue,
     engine: d.engine,
     compose,
@@ -393,14 +391,13 @@ export function createStacksService(d: StacksDeps) {
     baseDir: d.baseDir,
     engineSocket: d.engineSocket,
     binds,
-    tmpDir: join(d.stateDir, 'tmp'),
     allowPrivileged,
     networks: d.networks ?? NO_NETWORKS,
     up,
   };
   const reconfigure = createReconfigure(context);
   const editors = createEditors(context);
-  const credentials = createCredentials(context, (name) => reconfigure.templateFields(dirs.locate(name)));
+  const credentials = createCredentials(context, (name) => reconfigure.templateFields(store.locate(name)));
   const adopt = createAdopt(context);
   const recovery = createRecovery(context);
   const { connect } = createConnect(context);
@@ -426,7 +423,7 @@ export function createStacksService(d: StacksDeps) {
     /** `compose stop`, or the containers stopped through the engine when the gate refuses the files. */
     stopProject: stopEvenIfRefused,
     gateFor,
-    seals,
+    storeFor,
     refusedFiles,
     filesVerdict,
     acceptFiles,
@@ -435,8 +432,8 @@ export function createStacksService(d: StacksDeps) {
     judgeFiles,
     /** The template an app was installed from, when its repo still has it (a backup reads its database declaration). */
     templateOf(name: string): TemplateFileT | null {
-      const loc = dirs.locate(name);
-      const found = reconfigure.sourceTemplate(loc, dirs.meta(loc));
+      const loc = store.locate(name);
+      const found = reconfigure.sourceTemplate(loc, store.meta(loc));
       return typeof found === 'object' ? found.template : null;
     },
     usingNetwork,
@@ -445,9 +442,8 @@ export function createStacksService(d: StacksDeps) {
     credentials,
     adopt,
     ...editors,
-    dirs,
-    /** Copies of apps' files before a change (the path move takes them too). */
-    snapshotStore: snapshots,
+    /** The one owner of the apps' folders (stacks/store/stack-store.ts): reads, writes, snapshots, swaps. */
+    store,
     /** At start: resolves the jobs a crash cut off (recovery.ts); returns how many there were. */
     recoverInterrupted: recovery.recoverInterrupted,
   };
