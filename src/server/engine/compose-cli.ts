@@ -3,8 +3,7 @@ import type { EngineEndpoint } from '../config/config.ts';
 import { AppError } from '../core/errors.ts';
 import { run } from '../core/exec.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from './compose.ts';
-
-const dockerHostOf = (e: EngineEndpoint) => ('socketPath' in e ? `unix://${e.socketPath}` : `tcp://${e.host}:${e.port}`);
+import { composeFailed, composeInvalid, dockerHostOf, engineGone, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
 
 /** What compose may take from the environment Kade runs in: the program search path and the locale, nothing else. */
 const PASSED_ON = ['PATH', 'LANG', 'LC_ALL'];
@@ -70,7 +69,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
       // `config` never talks to the engine; every other command that failed may have lost it midway,
       // and compose's own last lines then rarely say so (a traceback, or just "Recreating ...").
       if (args[0] !== 'config' && !(await engineAnswers(endpoint))) throw engineGone(p.name, args[0] ?? '', endpoint, tail);
-      throw new AppError('compose_failed', `compose ${args[0]} of '${p.name}' failed: ${tail}`, { params: { stack: p.name } });
+      throw composeFailed(p.name, args[0] ?? '', tail);
     }
     return res.stdout;
   }
@@ -89,7 +88,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
         await compose(p, ['config', '-q'], { timeoutMs: 60_000 });
       } catch (err) {
         const msg = err instanceof AppError ? err.message.replace(/^compose config of '[^']*' failed: /, '') : String(err);
-        throw new AppError('compose_invalid', `the compose file is not valid: ${msg}`, { params: { stack: p.name }, cause: err });
+        throw composeInvalid(p.name, msg, err);
       }
     },
   };
@@ -107,26 +106,4 @@ function engineAnswers(e: EngineEndpoint, timeoutMs = 5_000): Promise<boolean> {
     req.on('error', () => resolve(false));
     req.end();
   });
-}
-
-function engineGone(stack: string, command: string, e: EngineEndpoint, words: string): AppError {
-  return new AppError(
-    'engine_unreachable',
-    `the container engine at ${dockerHostOf(e)} could not be reached during compose ${command} of '${stack}': ` +
-      `start the engine (or fix DOCKER_HOST) and try again. Compose said: ${words.replace(/\s+/g, ' ').trim()}`,
-    { params: { stack } },
-  );
-}
-
-/** The engine's words when it has no address block left for a new network (its default pools hold about 30). */
-const POOL_EXHAUSTED = /could not find an available, non-overlapping IPv4 address pool|all predefined address pools have been fully subnetted/i;
-
-function poolExhausted(stack: string, words: string): AppError {
-  return new AppError(
-    'network_pool_exhausted',
-    `the container engine has no free address block left for the network of '${stack}': every block of its address pools is taken by another network. ` +
-      'Remove networks that are no longer used (docker network prune), or give the engine larger pools (default-address-pools in /etc/docker/daemon.json), ' +
-      `or widen Kade's own pool SVC_APP_SUBNET_POOL. The engine said: ${words}`,
-    { params: { stack } },
-  );
 }
