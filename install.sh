@@ -707,7 +707,11 @@ create_svc_account() {
 choose_account() {
   invoker=${SUDO_USER:-${DOAS_USER:-$(id -un)}}
   if [ -z "$ACCOUNT" ]; then
-    if [ "$YES" = 1 ] || ! have_tty; then
+    if [ "$YES" != 1 ] && [ "$DRY_RUN" = 1 ] && ! have_tty; then
+      # A dry run shows every step: without a terminal to ask, it goes on with the recommended answer and says so.
+      ACCOUNT=svc
+      say "Account: an install would ask which account Kade runs as (no terminal here); shown for the recommended 'svc' (choose with --user)"
+    elif [ "$YES" = 1 ] || ! have_tty; then
       [ "$YES" = 1 ] || die "no terminal to ask which account Kade runs as; pass --user svc (or root, or an account name), or --yes for svc"
       ACCOUNT=svc
       say "Account: svc (a new system account; --yes)"

@@ -166,6 +166,21 @@ for (const shell of SHELLS) {
       assert.equal(existsSync(base), false);
     });
 
+    test('--dry-run without --user or --yes and without a terminal shows every step to the end for the recommended account', async () => {
+      const dir = join(work, 'dry-ask');
+      const r = await runInstaller(shell, ['--dry-run', '--dir', dir, '--base-dir', join(work, 'dry-ask-base')], { env: env({ PATH: noEngine }) });
+      assert.equal(r.code, 0, r.output);
+      assert.match(r.stdout, /Account: an install would ask which account Kade runs as \(no terminal here\); shown for the recommended 'svc' \(choose with --user\)/);
+      assert.match(r.stdout, /\+ write .*\.env \(mode 0600\)/);
+      assert.match(r.stdout, /Dry run done: nothing was changed/);
+      assert.equal(existsSync(dir), false);
+      // Without --dry-run the questions still need a terminal or answers on the command line.
+      const real = await runInstaller(shell, ['--dir', dir, '--base-dir', join(work, 'dry-ask-base')], { env: env() });
+      assert.equal(real.code, 1, real.output);
+      assert.match(real.stderr, /no terminal to ask: 'Continue\?'; pass --yes to answer yes/);
+      assert.equal(existsSync(dir), false);
+    });
+
     test("the host's time zone goes to .env as TZ, with the host's /etc/localtime for compose.yaml to mount (/etc/timezone, timedatectl, the link)", async () => {
       // Without the engine (a dry run asks nothing of it) and without timedatectl, but with an apt-cache that answers
       // at once (the real one takes seconds to say which compose package an install would offer).
