@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { test } from 'node:test';
 import { AppError } from '../../src/server/core/errors.ts';
 import type { ErrorCode } from '../../src/shared/errors.ts';
 
@@ -49,4 +50,33 @@ export async function freePort(): Promise<number> {
   const port = (srv.address() as { port: number }).port;
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
+}
+
+/** Asks `probe` until `ok` holds of its answer; fails after `ms` naming `what` and the last answer. */
+export async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) assert.fail(`never happened within ${ms} ms: ${what} (last: ${JSON.stringify(v)})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The `each` of a contract's case file: every case gets its own `target()` (a fake makes a new one each time) and
+ * `scope` (what the case makes), whose cleanup runs after it, also when it fails.
+ */
+export function contractCase<T, S extends { cleanup(): Promise<void> }>(name: string, target: () => Promise<T> | T, scope: (t: T) => S, timeout: number) {
+  return (title: string, body: (t: T, s: S) => Promise<void>): void => {
+    void test(`${name}: ${title}`, { timeout }, async () => {
+      const t = await target();
+      const s = scope(t);
+      try {
+        await body(t, s);
+      } finally {
+        await s.cleanup();
+      }
+    });
+  };
 }

@@ -6,12 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
-import { test } from 'node:test';
+import { contractCase, freePort, readUntil, rejectsWith, readAll as text, until } from '../../../test/engine/contract-helpers.ts';
 import { overlaps } from '../../shared/cidr.ts';
-import type { ErrorCode } from '../../shared/errors.ts';
-import { AppError } from '../core/errors.ts';
 import { sinceOf } from './docker-events.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, type ContainerEvent, type ContainerSpec, type Engine } from './engine.ts';
 
@@ -25,57 +22,6 @@ export interface EngineTarget {
 
 /** Label every resource of the cases carries (the engine tier's cleanup removes what a crashed run left). */
 export const CONTRACT_LABEL = 'kade.test';
-const T = { timeout: 60_000 };
-
-async function rejectsWith(p: Promise<unknown>, code: ErrorCode): Promise<AppError> {
-  const err = await p.then(
-    () => assert.fail(`expected AppError '${code}', but it succeeded`),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof AppError, `expected AppError '${code}', got ${String(err)}`);
-  assert.equal(err.code, code, err.message);
-  return err;
-}
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) assert.fail(`never happened within ${ms} ms: ${what} (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function text(stream: NodeJS.ReadableStream): Promise<string> {
-  let out = '';
-  for await (const chunk of stream) out += chunk.toString();
-  return out;
-}
-
-/** Reads a stream until `marker` came, or fails after `ms` with what came. */
-function readUntil(stream: NodeJS.ReadableStream, marker: string, ms = 10_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let got = '';
-    const timer = setTimeout(() => reject(new Error(`no '${marker}' within ${ms} ms; got ${JSON.stringify(got)}`)), ms);
-    const onData = (chunk: Buffer | string) => {
-      got += chunk.toString();
-      if (!got.includes(marker)) return;
-      clearTimeout(timer);
-      stream.off('data', onData);
-      resolve(got);
-    };
-    stream.on('data', onData);
-  });
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /** What one case made, named for this run, and removed after it. */
 function scope(t: EngineTarget) {
@@ -120,16 +66,7 @@ type Scope = ReturnType<typeof scope>;
 
 /** Declares the cases for `name`; `target` is asked once per case (the fake makes a new engine each time). */
 export function engineContract(name: string, target: () => Promise<EngineTarget> | EngineTarget): void {
-  const each = (title: string, body: (t: EngineTarget, s: Scope) => Promise<void>) =>
-    test(`${name}: ${title}`, T, async () => {
-      const t = await target();
-      const s = scope(t);
-      try {
-        await body(t, s);
-      } finally {
-        await s.cleanup();
-      }
-    });
+  const each = contractCase(name, target, scope, 60_000);
   containerCases(each);
   execCases(each);
   runCases(each);
@@ -206,7 +143,7 @@ function containerCases(each: Each): void {
     );
     const stream = await t.engine.containerLogs(id, { follow: true, tail: 0 });
     const marker = `marker-${s.run}`;
-    const seen = readUntil(stream, marker);
+    const seen = readUntil(stream, marker, 10_000);
     await t.engine.exec(id, { cmd: ['sh', '-c', `echo ${marker} > /proc/1/fd/1`] });
     assert.equal(await seen, `${marker}\n`);
     const ended = new Promise<void>((r) => stream.once('end', () => r()));

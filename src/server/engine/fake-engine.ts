@@ -18,9 +18,10 @@ import {
   EXEC_OUTPUT_LIMIT,
   type LogOptions,
 } from './engine.ts';
-import { createEventHub, createGate } from './fake-events.ts';
+import { createEventHub } from './fake-events.ts';
 import { createImages, createNetworks, createVolumes } from './fake-resources.ts';
 import { BUILTINS, type Program, type ProgramOutput, runCommand } from './fake-shell.ts';
+import { createSwitches, type FaultOptions } from './fake-switches.ts';
 
 export type EngineMethod = keyof Engine;
 
@@ -47,7 +48,7 @@ export interface FakeEngine extends Engine {
    * act: the `nth` call from now (1 = the next) and `times` calls from there (default 1); without `nth`, every call.
    * The function it returns ends the failures.
    */
-  failOn(method: EngineMethod | '*', opts?: { error?: Error; nth?: number; times?: number }): () => void;
+  failOn(method: EngineMethod | '*', opts?: FaultOptions): () => void;
   /** Calls of `method` from now on answer (with what the engine had when asked) only once the returned function is called. */
   hold(method: EngineMethod): () => void;
   /** Takes the engine away (every call fails as with no socket, open event streams end) or brings it back. */
@@ -98,8 +99,7 @@ export function createFakeEngine(): FakeEngine {
   const volumes = createVolumes();
   const programs: Record<string, Program> = { ...BUILTINS };
   const calls: FakeEngine['calls'] = [];
-  const faults: { method: EngineMethod | '*'; skip: number; left: number; error: Error }[] = [];
-  const gates = new Map<EngineMethod, ReturnType<typeof createGate>>();
+  const switches = createSwitches<EngineMethod>();
   let isDown = false;
   let n = 0;
   const tick = () => ++n;
@@ -293,15 +293,8 @@ export function createFakeEngine(): FakeEngine {
   function enter(method: EngineMethod, args: unknown[]): void {
     calls.push({ method, args });
     if (isDown) throw unreachable();
-    const fault = faults.find((f) => f.method === method || f.method === '*');
-    if (!fault) return;
-    if (fault.skip > 0) {
-      fault.skip -= 1;
-      return;
-    }
-    fault.left -= 1;
-    if (fault.left <= 0) faults.splice(faults.indexOf(fault), 1);
-    throw fault.error;
+    const fault = switches.fault(method);
+    if (fault) throw fault.error ?? unreachable();
   }
 
   /** A method with the switches: recorded, maybe failed, its answer (taken when asked) maybe held back. */
@@ -309,7 +302,7 @@ export function createFakeEngine(): FakeEngine {
     return async (...args: A) => {
       enter(method, args);
       const answer = await fn(...args);
-      await gates.get(method)?.passed();
+      await switches.passed(method);
       return answer;
     };
   }
@@ -414,19 +407,8 @@ export function createFakeEngine(): FakeEngine {
     files,
     interfaces,
     connects: hub.connects,
-    failOn(method, o = {}) {
-      const skip = (o.nth ?? 1) - 1;
-      const fault = { method, skip, left: o.times ?? (o.nth === undefined ? Number.POSITIVE_INFINITY : 1), error: o.error ?? unreachable() };
-      faults.push(fault);
-      return () => {
-        if (faults.includes(fault)) faults.splice(faults.indexOf(fault), 1);
-      };
-    },
-    hold(method) {
-      const gate = gates.get(method) ?? createGate();
-      gates.set(method, gate);
-      return gate.hold();
-    },
+    failOn: switches.failOn,
+    hold: switches.hold,
     down(on) {
       isDown = on;
       if (on) hub.cut();
