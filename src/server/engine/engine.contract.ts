@@ -68,6 +68,8 @@ type Scope = ReturnType<typeof scope>;
 export function engineContract(name: string, target: () => Promise<EngineTarget> | EngineTarget): void {
   const each = contractCase(name, target, scope, 60_000);
   containerCases(each);
+  logCases(each);
+  refusalCases(each);
   execCases(each);
   runCases(each);
   eventCases(each);
@@ -118,7 +120,9 @@ function containerCases(each: Each): void {
     await t.engine.removeContainer(id);
     assert.equal(await stateOf(t, id), undefined, 'removed while running');
   });
+}
 
+function logCases(each: Each): void {
   each('a container whose command ends exits with its code, and its log holds both streams in order', async (t, s) => {
     const id = await s.container('ends', { cmd: ['sh', '-c', 'echo one; echo two >&2; echo three; exit 3'] });
     await t.engine.startContainer(id);
@@ -151,7 +155,9 @@ function containerCases(each: Each): void {
     await t.engine.removeContainer(id);
     await ended;
   });
+}
 
+function refusalCases(each: Each): void {
   each('an unknown container is not_found for every operation; a name taken or an image missing refuses the create', async (t, s) => {
     const missing = `kadetest-missing-${s.run}`;
     for (const call of [
