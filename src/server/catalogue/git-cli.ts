@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { AppError } from '../core/errors.ts';
 import { run } from '../core/exec.ts';
 import type { Git, GitCommit, GitSource } from './git.ts';
-import { checkBranch, gitConfigEnv, treeWithin, watchSize } from './git-limits.ts';
+import { checkBranch, gitConfigEnv, tooLarge, tooManyFiles, treeWithin, watchSize } from './git-limits.ts';
 import { checkGitUrl, redactUrl } from './git-url.ts';
 
 /** Options that make every git call safe whatever the user's config: no hooks, no exotic transports. */
@@ -88,8 +88,7 @@ export function createGitCli(opts: GitCliOptions = {}): Git {
     const res = await run('git', [...SAFE_CONFIG, 'ls-tree', '-r', '-l', '-z', target, '--'], { env, cwd: work, timeoutMs, maxOutput: 8 << 20 });
     if (res.code !== 0) throw new AppError('git_failed', `git ls-tree failed: ${res.stderr.trim().slice(-300)}`, { params: { step: 'ls-tree' } });
     const verdict = treeWithin(res.stdout, { maxBytes, maxFiles });
-    if (verdict === 'files')
-      throw new AppError('git_failed', `the repository holds more than ${maxFiles} files`, { params: { step: 'checkout', limit: maxFiles } });
+    if (verdict === 'files') throw tooManyFiles(maxFiles);
     if (verdict === 'bytes') throw tooLarge('its files', maxBytes);
   }
 
@@ -129,9 +128,4 @@ export function createGitCli(opts: GitCliOptions = {}): Git {
       }
     },
   };
-}
-
-function tooLarge(what: string, maxBytes: number): AppError {
-  const mb = Math.round(maxBytes / (1024 * 1024));
-  return new AppError('git_failed', `the repository is too large: ${what} pass the limit of ${mb} MB`, { params: { step: 'fetch', limit: mb } });
 }

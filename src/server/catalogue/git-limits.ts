@@ -106,3 +106,13 @@ export function treeWithin(lsTree: string, caps: { maxBytes: number; maxFiles: n
   }
   return 'ok';
 }
+
+/** A repository past the byte cap: `what` (the fetched objects, its files) passes it. */
+export function tooLarge(what: string, maxBytes: number): AppError {
+  const mb = Math.round(maxBytes / (1024 * 1024));
+  return new AppError('git_failed', `the repository is too large: ${what} pass the limit of ${mb} MB`, { params: { step: 'fetch', limit: mb } });
+}
+
+/** A repository past the file cap. */
+export const tooManyFiles = (maxFiles: number): AppError =>
+  new AppError('git_failed', `the repository holds more than ${maxFiles} files`, { params: { step: 'checkout', limit: maxFiles } });
