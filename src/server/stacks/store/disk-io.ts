@@ -5,16 +5,19 @@ import type { EntryKind, FolderIO } from './folder-io.ts';
 const kindOf = (d: { isSymbolicLink(): boolean; isDirectory(): boolean; isFile(): boolean }): EntryKind | null =>
   d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : null;
 
+/** What `read` answers, or null when it throws (nothing there, no permission, not a file or link). */
+function orNull<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}
+
 /** The stack store's folders on the real disk (node:fs, writes through core/fs-atomic.ts). */
 export function diskIO(): FolderIO {
   return {
-    read(path) {
-      try {
-        return readFileSync(path);
-      } catch {
-        return null;
-      }
-    },
+    read: (path) => orNull(() => readFileSync(path)),
     stat(path) {
       const st = statSync(path, { throwIfNoEntry: false });
       if (!st || !(st.isFile() || st.isDirectory())) return null;
@@ -24,30 +27,13 @@ export function diskIO(): FolderIO {
       const st = lstatSync(path, { throwIfNoEntry: false });
       return st ? kindOf(st) : null;
     },
-    realpath(path) {
-      try {
-        return realpathSync(path);
-      } catch {
-        return null;
-      }
-    },
-    readlink(path) {
-      try {
-        return readlinkSync(path);
-      } catch {
-        return null;
-      }
-    },
-    list(dir) {
-      try {
-        return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-          const kind = kindOf(e);
-          return kind ? [{ name: e.name, kind }] : [];
-        });
-      } catch {
-        return [];
-      }
-    },
+    realpath: (path) => orNull(() => realpathSync(path)),
+    readlink: (path) => orNull(() => readlinkSync(path)),
+    list: (dir) =>
+      orNull(() => readdirSync(dir, { withFileTypes: true }))?.flatMap((e) => {
+        const kind = kindOf(e);
+        return kind ? [{ name: e.name, kind }] : [];
+      }) ?? [],
     write(files, opts = {}) {
       const modes = new Map(files.map((f) => [f.path, f.mode]));
       writeFilesAtomic([...files], {
