@@ -3,7 +3,7 @@ import type { EngineEndpoint } from '../config/config.ts';
 import { AppError } from '../core/errors.ts';
 import { run } from '../core/exec.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from './compose.ts';
-import { composeFailed, composeInvalid, dockerHostOf, engineGone, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
+import { composeFailed, composeInvalid, dockerHostOf, engineGone, noComposeCli, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
 
 /** What compose may take from the environment Kade runs in: the program search path and the locale, nothing else. */
 const PASSED_ON = ['PATH', 'LANG', 'LC_ALL'];
@@ -40,7 +40,7 @@ export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | Comp
     if (tryV2 && tryV2.code === 0) return 'v2';
     const v1 = prefer !== 'v2' && (await run('docker-compose', ['version'], { env, timeoutMs: 15_000 }).catch(() => null));
     if (v1 && v1.code === 0) return 'v1';
-    throw new AppError('engine_unreachable', 'neither `docker compose` nor `docker-compose` is installed');
+    throw noComposeCli();
   }
   const variant = () => {
     detected ??= detect();

@@ -28,6 +28,9 @@ export function poolExhausted(stack: string, words: string): AppError {
   );
 }
 
+/** Neither CLI is installed: every run fails so. */
+export const noComposeCli = (): AppError => new AppError('engine_unreachable', 'neither `docker compose` nor `docker-compose` is installed');
+
 /** Any other failed run: compose's last words. */
 export const composeFailed = (stack: string, command: string, words: string): AppError =>
   new AppError('compose_failed', `compose ${command} of '${stack}' failed: ${words}`, { params: { stack } });

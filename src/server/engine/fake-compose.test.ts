@@ -76,3 +76,10 @@ test('files are read through the reader it was given; a pull carries its extra e
   await compose.pull({ ...project, file: '/nowhere.yml' }, { env: { DOCKER_CONFIG: '/tmp/cfg' } }).catch(() => undefined);
   assert.deepEqual(compose.calls.at(-1)?.env, { DOCKER_CONFIG: '/tmp/cfg' });
 });
+
+test('without a compose CLI, variant() and every run fail as the adapter’s do; validate says so as a refusal of the file', async () => {
+  const compose = createFakeCompose({ endpoint: { socketPath: '/var/run/docker.sock' }, engine: createFakeEngine(), variant: null });
+  await assert.rejects(compose.variant(), { code: 'engine_unreachable', message: /neither `docker compose` nor `docker-compose`/ });
+  await assert.rejects(compose.up(project), { code: 'engine_unreachable' });
+  await assert.rejects(compose.validate(project), { code: 'compose_invalid', message: /nor `docker-compose` is installed/ });
+});

@@ -11,7 +11,7 @@ import type { EngineEndpoint } from '../config/config.ts';
 import { AppError } from '../core/errors.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from './compose.ts';
 import { composeEnvironment } from './compose-cli.ts';
-import { composeFailed, composeInvalid, engineGone, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
+import { composeFailed, composeInvalid, engineGone, noComposeCli, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKDIR_LABEL, type ContainerSummary, type Engine } from './engine.ts';
 import { type FakeProjectModel, type FakeService, loadProject, type ReadFile, readDisk } from './fake-compose-file.ts';
 import { createGate } from './fake-events.ts';
@@ -42,7 +42,8 @@ export interface FakeComposeOptions {
   endpoint: EngineEndpoint;
   /** The engine at `endpoint`. With `addVolume` (the fake engine's), named volumes carry the project label as compose's do. */
   engine: Engine & { addVolume?: (name: string, labels?: Record<string, string>) => void };
-  variant?: ComposeVariant;
+  /** The CLI found (default v2); null: none is installed, so `variant()` and every run fail as the adapter's do. */
+  variant?: ComposeVariant | null;
   read?: ReadFile;
   /** Where compose's PATH and locale come from (composeEnvironment); never Kade's own environment by default. */
   env?: NodeJS.ProcessEnv;
@@ -52,14 +53,17 @@ const CONFIG_HASH_LABEL = 'com.docker.compose.config-hash';
 
 export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
   const { engine, endpoint } = o;
-  const variant = o.variant ?? 'v2';
+  const variant = o.variant === undefined ? 'v2' : o.variant;
   const read = o.read ?? readDisk;
   const env = composeEnvironment(endpoint, o.env ?? { PATH: '/usr/local/bin:/usr/bin:/bin' });
   const calls: FakeComposeCall[] = [];
   const faults: { op: ComposeOp | '*'; skip: number; left: number; error: Error | null }[] = [];
   const gates = new Map<ComposeOp, ReturnType<typeof createGate>>();
 
-  const load = (p: ComposeProject): FakeProjectModel => loadProject(p, { read, environment: env, variant });
+  const load = (p: ComposeProject): FakeProjectModel => {
+    if (variant === null) throw noComposeCli();
+    return loadProject(p, { read, environment: env, variant });
+  };
 
   async function enter(op: ComposeOp, p: ComposeProject, opts?: ComposeRunOptions): Promise<void> {
     calls.push({ op, project: p.name, files: [p.file, ...(p.overrides ?? [])], ...(opts?.env ? { env: { ...opts.env } } : {}) });
@@ -79,6 +83,7 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
   function runOp(op: Exclude<ComposeOp, 'validate'>, work: (p: ComposeProject, say: (line: string) => void, opts: ComposeRunOptions) => Promise<void>) {
     return async (p: ComposeProject, opts: ComposeRunOptions = {}): Promise<void> => {
       await enter(op, p, opts);
+      if (variant === null) throw noComposeCli();
       const say = (line: string) => opts.onOutput?.(`${line}\n`);
       try {
         await work(p, say, opts);
@@ -206,7 +211,10 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
 
   return {
     calls,
-    variant: async () => variant,
+    variant: async () => {
+      if (variant === null) throw noComposeCli();
+      return variant;
+    },
     environment: () => env,
     up,
     down,
