@@ -51,7 +51,8 @@ test("the BASE_DIR of the server's fix line is the installer's default, which in
     await writeFile(join(path, 'apt-cache'), '#!/bin/sh\necho "  Candidate: (none)"\n');
     await chmod(join(path, 'apt-cache'), 0o755);
     // With the installer's own install folder (the default --dir): the advice must not be what it refuses.
-    const [shell = SHELLS[0]] = SHELLS;
+    const shell = SHELLS[0];
+    assert.ok(shell);
     const r = await runInstaller(shell, ['--dry-run', '--yes', '--user', 'root', '--base-dir', DEFAULT_BASE_DIR], {
       env: { ...process.env, PATH: path, TMPDIR: work, SVC_SOURCE_URL: NOWHERE },
     });
