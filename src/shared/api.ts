@@ -131,6 +131,19 @@ export const InstallRequest = z.object({
   confirm_outside_paths: z.array(z.string().max(4096)).max(100).optional(),
 });
 
+/**
+ * The cache status of an installed app's template repo (SPEC Resources, Repo): the commit checked out, its date, when
+ * the cache was last synchronised, the VERSION read from it, and whether that is older than the running Kade.
+ */
+export const RepoCacheStatus = z.object({
+  commit: z.string().nullable(),
+  commit_date: z.string().nullable(),
+  synced_at: z.string().nullable(),
+  version: z.string().nullable(),
+  outdated: z.boolean(),
+});
+export type RepoCacheStatusT = z.infer<typeof RepoCacheStatus>;
+
 export const STACK_STATUSES = ['running', 'partial', 'stopped', 'restarting', 'unknown', 'missing_compose'] as const;
 export const StackContainer = z.object({
   id: z.string(),
@@ -149,7 +162,7 @@ export const Stack = z.object({
   categories: z.array(z.string()),
   update: z.enum(['update', 'current', 'unknown']),
   source: z.object({ repo: z.string(), app: z.string() }).nullable(),
-  repo_status: z.object({ commit: z.string().nullable(), outdated: z.boolean() }).nullable(),
+  repo_status: RepoCacheStatus.nullable(),
   adopted: z.boolean(),
   /** A code the interface translates: no_compose_file, compose_unreadable, engine_unreachable. */
   warning: z.string().nullable(),

@@ -3,6 +3,7 @@
  * shared by the server (validation, OpenAPI) and the interface (types).
  */
 import { z } from 'zod';
+import { RepoCacheStatus } from './api.ts';
 import { TemplateFile } from './template.ts';
 
 const Value = z.union([z.string(), z.number(), z.boolean()]);
@@ -45,7 +46,7 @@ export const StackConfig = z.object({
   values: z.record(z.string(), Value),
   secrets_hidden: z.array(z.string()),
   template_version: z.string().nullable(),
-  repo_status: z.object({ commit: z.string().nullable(), version: z.string().nullable(), outdated: z.boolean(), synced_at: z.string().nullable() }).nullable(),
+  repo_status: RepoCacheStatus.nullable(),
   /** Per service of the compose file: the image it runs now and the stored choices. */
   services: z.array(
     z.object({

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import type { StackDetailT, StackT } from '../../shared/api.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import { repoCacheStatus } from '../catalogue/repo-cache-status.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ContainerSummary } from '../engine/engine.ts';
@@ -37,7 +38,7 @@ export function createAppList(d: AppListDeps) {
 
   /** The cache status of every repo; read again only after a repo was written. A removed repo has none. */
   const repoStatuses = memoBy(d.catalogue.changes, () => {
-    const byId = new Map(d.catalogue.list().map((r) => [r.id, { commit: r.status.commit, outdated: r.outdated }]));
+    const byId = new Map(d.catalogue.list().map((r) => [r.id, repoCacheStatus(r)]));
     return (repo: string): StackT['repo_status'] => byId.get(repo) ?? null;
   });
 

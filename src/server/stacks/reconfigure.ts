@@ -4,6 +4,7 @@ import { normalisePath } from '../../shared/paths.ts';
 import { roleAllows } from '../../shared/roles.ts';
 import type { ReconfigureRequestT, SnapshotT, StackConfigT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
+import { repoCacheStatus } from '../catalogue/repo-cache-status.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
@@ -122,7 +123,7 @@ export function createReconfigure(c: StackContext) {
       values: { ...(meta ? typedValues(meta) : {}), ...(admin ? secrets : {}) },
       secrets_hidden: admin ? [] : Object.keys(secrets),
       template_version: meta?.template_version ?? null,
-      repo_status: repo ? { commit: repo.status.commit, version: repo.status.version, outdated: repo.outdated, synced_at: repo.status.synced_at } : null,
+      repo_status: repo ? repoCacheStatus(repo) : null,
       services,
       networks: meta?.networks ?? [],
     };

@@ -16,6 +16,8 @@ export const enConfigure = {
   'configure.template_version': 'Template version',
   'configure.commit': 'Repository commit',
   'configure.synced': 'Repository last fetched',
+  'configure.commit_date': 'Commit date',
+  'configure.repo_version': 'Repository VERSION',
   'configure.unknown': 'unknown',
   'configure.never': 'never',
   'configure.outdated': 'Outdated repository.',

@@ -16,6 +16,8 @@ export const nlConfigure = {
   'configure.template_version': 'Sjabloonversie',
   'configure.commit': 'Commit van de repository',
   'configure.synced': 'Repository laatst opgehaald',
+  'configure.commit_date': 'Datum van de commit',
+  'configure.repo_version': 'VERSION van de repository',
   'configure.unknown': 'onbekend',
   'configure.never': 'nooit',
   'configure.outdated': 'Verouderde repository.',

@@ -8,6 +8,7 @@ import { FailureLine, JobLine, StackActions } from '../../components/stack-actio
 import { isBusy, type TrackedJob } from '../../components/use-stack-jobs.ts';
 import { isMessageKey, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
+import { RepoStatus } from './repo-status.tsx';
 
 interface Props {
   stack: StackT;
@@ -104,6 +105,7 @@ function StackMeta({ stack }: { stack: StackT }) {
         </span>
       )}
       {stack.source && stack.repo_status === null && <span class="badge badge-outdated">{t('apps.repo_missing')}</span>}
+      {stack.repo_status && <RepoStatus status={stack.repo_status} />}
     </p>
   );
 }

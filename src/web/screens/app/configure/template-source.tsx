@@ -26,8 +26,16 @@ export function TemplateSource({ config }: { config: StackConfigT }) {
               <dd>{s.commit ? <code title={s.commit}>{s.commit.slice(0, 7)}</code> : t('configure.unknown')}</dd>
             </div>
             <div>
+              <dt>{t('configure.commit_date')}</dt>
+              <dd>{s.commit_date ? formatDateTime(s.commit_date) : t('configure.unknown')}</dd>
+            </div>
+            <div>
               <dt>{t('configure.synced')}</dt>
               <dd>{s.synced_at ? formatDateTime(s.synced_at) : t('configure.never')}</dd>
+            </div>
+            <div>
+              <dt>{t('configure.repo_version')}</dt>
+              <dd>{s.version ? <code>{s.version}</code> : t('configure.unknown')}</dd>
             </div>
           </>
         )}
