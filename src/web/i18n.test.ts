@@ -24,6 +24,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
     'error.<code>.<reason>, a text per reason of one code, with the params of the same problem body as error.<code>; test/security/compose-gate.test.ts checks the params each reason carries',
   'src/web/components/network-problems.ts t(key)':
     'netcheck.<code> with the params of the network review and the address check; src/web/components/network-problems.test.ts checks every code and its params in nl and en',
+  'src/web/screens/diagnostics/doctor-text.ts t(key as MessageKey)':
+    'doctor.msg.<code> with the params of a doctor finding (and the words made of them in textParams); src/web/screens/diagnostics/doctor-text.test.ts checks every code of shared/doctor.ts and the params the server gives it in nl and en',
   'src/web/forms/field-problem.ts t(`field.${i.code}` as MessageKey)':
     'field.<rule code> with the params of shared/field-rules.ts; src/web/forms/field-problem.test.ts checks every code and its params in nl and en',
 };

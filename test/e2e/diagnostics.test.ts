@@ -90,7 +90,7 @@ test('an admin opens Diagnostics from the menu: the failing mount check shows th
   await hasText(page.locator('.doctor-check[data-check="engine"] .doctor-status'), 'OK');
   // The verdicts on the folders under LIBRARY_DIR and the store count are there too.
   await visible(page.locator('.doctor-check[data-check="stacks"]'));
-  await hasText(page.locator('.doctor-check[data-check="store"] .doctor-message'), /^0 apps in the store cache/);
+  await hasText(page.locator('.doctor-check[data-check="store"] .doctor-message'), /^Apps in the store cache: 0\./);
   await failing.getByRole('button', { name: 'Copy' }).click();
   await hasText(failing.locator('.doctor-copied'), /^(Copied|Copy failed; select the text instead)$/);
   await shoot(page, 'diagnostics');
@@ -114,9 +114,44 @@ test('in Dutch the screen is Diagnose, with the fix of the failing check', async
   await hasText(failing.locator('.doctor-head strong'), 'Gekoppelde map');
   await hasText(failing.locator('.doctor-fix-label'), 'Oplossing:');
   await hasText(failing.locator('.doctor-fix-text'), FIX);
+  // The findings themselves are Dutch too, the folder verdicts under LIBRARY_DIR included.
+  await hasText(
+    failing.locator('.doctor-message'),
+    /is leeg in de container terwijl de host 1 item heeft: de map van de host is niet in de container van Kade gekoppeld$/,
+  );
+  await hasText(page.locator('.doctor-check[data-check="store"] .doctor-message'), /^Apps in de winkelcache: 0\. Voeg een sjabloonrepository toe/);
+  await hasText(page.locator('.doctor-check[data-check="account"] .doctor-message'), /^(Kade draait als uid \d+|SVC_UID is)/);
+  const english = /\b(the|is missing|entries|free space|in use|not an app)\b/;
+  for (const text of await page.locator('.doctor-message, .doctor-details li').allTextContents()) assert.doesNotMatch(text, english, text);
   await visible(failing.getByRole('button', { name: 'Kopiëren' }));
   await visible(page.getByRole('button', { name: 'Opnieuw controleren' }));
   await shoot(page, 'diagnostics-nl');
   await page.context().close();
+  assert.deepEqual(problems, []);
+});
+
+test('started from a checkout (no container of its own), no finding speaks of a container, in nl or en', async () => {
+  const checkout = await startTestServer({ baseDir: join(root, 'checkout-base'), stateDir: join(root, 'checkout-state'), kade: { ownContainerId: null } });
+  try {
+    const api = new ApiClient(checkout.url);
+    await api.loginAs('admin', PASSWORD);
+    assert.equal((await api.post('/api/wizard/complete')).status, 200);
+    for (const [lang, nav, own] of [
+      ['en', 'Diagnostics', 'Kade does not run in a container (started from a checkout)'],
+      ['nl', 'Diagnose', 'Kade draait niet in een container (gestart vanuit een checkout)'],
+    ] as const) {
+      const page = await logInAt(browser, problems, { url: `${checkout.url}/diagnostics`, lang, width: 1280, password: PASSWORD });
+      await visible(page.getByRole('heading', { name: nav, level: 1 }));
+      await hasText(page.locator('.doctor-check[data-check="own_container"] .doctor-message'), own);
+      const mounts = page.locator('.doctor-check[data-check^="mount:"] .doctor-message');
+      await visible(mounts);
+      for (const text of await mounts.allTextContents()) assert.doesNotMatch(text, /container/i, text);
+      assert.match((await mounts.first().textContent()) ?? '', lang === 'nl' ? /waar Kade draait/ : /where Kade runs/);
+      await shoot(page, `diagnostics-checkout-${lang}`);
+      await page.context().close();
+    }
+  } finally {
+    await checkout.close();
+  }
   assert.deepEqual(problems, []);
 });

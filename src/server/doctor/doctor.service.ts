@@ -8,7 +8,7 @@ import { checkPath, type PathRules, pathRefusal } from '../settings/path-check.t
 import { readHostView } from './host-view.ts';
 import { type BindMount, compareFolder, foldersToCompare, hostPathOf, seenHere } from './mounts.ts';
 import { repr } from './repr.ts';
-import { stackVerdicts, verdictLine } from './stack-verdicts.ts';
+import { stackVerdicts, verdictCode, verdictLine } from './stack-verdicts.ts';
 
 /** Below this many free bytes a folder's file system is a warning. */
 export const LOW_DISK_BYTES = 2 * 1024 ** 3;
@@ -60,6 +60,8 @@ export function createDoctor(d: DoctorDeps) {
         id: 'engine',
         status: 'error',
         message: `the container engine does not answer: ${errorMessage(info.reason)}`,
+        code: 'engine_down',
+        params: { error: errorMessage(info.reason) },
         fix: 'sudo systemctl start docker',
       };
     if (compose.status === 'rejected')
@@ -67,15 +69,31 @@ export function createDoctor(d: DoctorDeps) {
         id: 'engine',
         status: 'error',
         message: `engine ${info.value.version} answers, but no compose was found: ${errorMessage(compose.reason)}`,
+        code: 'engine_no_compose',
+        params: { version: info.value.version, error: errorMessage(compose.reason) },
         fix: 'sudo apt-get install docker-compose-plugin',
       };
-    return { id: 'engine', status: 'ok', message: `engine ${info.value.version} (API ${info.value.apiVersion}), compose ${compose.value}`, fix: null };
+    return {
+      id: 'engine',
+      status: 'ok',
+      message: `engine ${info.value.version} (API ${info.value.apiVersion}), compose ${compose.value}`,
+      code: 'engine_ok',
+      params: { version: info.value.version, api: info.value.apiVersion, compose: compose.value },
+      fix: null,
+    };
   }
 
   async function ownContainer(): Promise<Own> {
     if (!d.ownContainerId)
       return {
-        check: { id: 'own_container', status: 'ok', message: 'Kade does not run in a container (started from a checkout)', fix: null },
+        check: {
+          id: 'own_container',
+          status: 'ok',
+          message: 'Kade does not run in a container (started from a checkout)',
+          code: 'own_checkout',
+          params: {},
+          fix: null,
+        },
         mounts: [],
         workdir: null,
       };
@@ -97,6 +115,8 @@ export function createDoctor(d: DoctorDeps) {
           id: 'own_container',
           status,
           message: `own container ${repr(name)}: ${c.State?.Status ?? 'unknown'}${health ? `, ${health}` : ''}`,
+          code: health ? 'own_state_health' : 'own_state',
+          params: { name: repr(name), state: c.State?.Status ?? 'unknown', ...(health ? { health } : {}) },
           fix: null,
         },
         mounts,
@@ -104,7 +124,14 @@ export function createDoctor(d: DoctorDeps) {
       };
     } catch (err) {
       return {
-        check: { id: 'own_container', status: 'warn', message: `own container ${d.ownContainerId} not found on the engine: ${errorMessage(err)}`, fix: null },
+        check: {
+          id: 'own_container',
+          status: 'warn',
+          message: `own container ${d.ownContainerId} not found on the engine: ${errorMessage(err)}`,
+          code: 'own_not_found',
+          params: { id: d.ownContainerId, error: errorMessage(err) },
+          fix: null,
+        },
         mounts: [],
         workdir: null,
       };
@@ -126,7 +153,7 @@ export function createDoctor(d: DoctorDeps) {
     const checks = folders.map((f, i) => {
       const hp = hostPaths[i] as string;
       const outside = view.ok ? (view.seen.get(hp) ?? null) : null;
-      return compareFolder(f, hp, seenHere(f), outside, recreate, view.ok ? undefined : view.message);
+      return compareFolder(f, hp, seenHere(f), outside, recreate, view.ok ? undefined : view.message, d.ownContainerId ? 'container' : 'checkout');
     });
     // Kade's compose file mounts BASE_DIR at the same path inside and outside: the compose files Kade
     // writes name host paths, so a BASE_DIR fed from another host folder breaks every app's mounts.
@@ -136,6 +163,8 @@ export function createDoctor(d: DoctorDeps) {
         id: 'mount:source',
         status: 'error',
         message: `BASE_DIR ${repr(d.paths.BASE_DIR)} in the container is the host's ${repr(baseSource)}, not the same path: the host paths in the apps' compose files do not match what Kade sees`,
+        code: 'mount_source',
+        params: { path: repr(d.paths.BASE_DIR), source: repr(baseSource) },
         fix: recreate,
       });
     }
@@ -143,17 +172,27 @@ export function createDoctor(d: DoctorDeps) {
   }
 
   function account(): DoctorCheckT {
-    if (d.processUid === null) return { id: 'account', status: 'ok', message: 'no user ids on this system', fix: null };
+    if (d.processUid === null) return { id: 'account', status: 'ok', message: 'no user ids on this system', code: 'account_no_ids', params: {}, fix: null };
+    const uid = d.processUid;
     if (d.svcUid === null)
-      return { id: 'account', status: 'warn', message: `SVC_UID is not set; Kade runs as uid ${d.processUid}`, fix: `SVC_UID=${d.processUid}` };
-    if (d.svcUid !== d.processUid)
+      return {
+        id: 'account',
+        status: 'warn',
+        message: `SVC_UID is not set; Kade runs as uid ${uid}`,
+        code: 'account_unset',
+        params: { uid },
+        fix: `SVC_UID=${uid}`,
+      };
+    if (d.svcUid !== uid)
       return {
         id: 'account',
         status: 'error',
-        message: `SVC_UID is ${d.svcUid} but Kade runs as uid ${d.processUid}: files Kade writes belong to the wrong account`,
-        fix: `SVC_UID=${d.processUid}`,
+        message: `SVC_UID is ${d.svcUid} but Kade runs as uid ${uid}: files Kade writes belong to the wrong account`,
+        code: 'account_mismatch',
+        params: { svc_uid: d.svcUid, uid },
+        fix: `SVC_UID=${uid}`,
       };
-    return { id: 'account', status: 'ok', message: `Kade runs as uid ${d.processUid}, as SVC_UID says`, fix: null };
+    return { id: 'account', status: 'ok', message: `Kade runs as uid ${uid}, as SVC_UID says`, code: 'account_ok', params: { uid }, fix: null };
   }
 
   function disk(): DoctorCheckT[] {
@@ -172,10 +211,19 @@ export function createDoctor(d: DoctorDeps) {
           id: `disk:${key}`,
           status: ok ? 'ok' : 'warn',
           message: `${key} ${repr(d.paths[key])}: ${gib(free)} free${ok ? '' : ` (below ${gib(low)})`}`,
+          code: ok ? 'disk_ok' : 'disk_low',
+          params: { key, path: repr(d.paths[key]), free: gib(free), ...(ok ? {} : { low: gib(low) }) },
           fix: ok ? null : `df -h ${quoteSh(dir)}  # make room: docker system prune, or remove old backups`,
         });
       } catch (err) {
-        out.push({ id: `disk:${key}`, status: 'warn', message: `${key} ${repr(d.paths[key])}: free space unknown: ${errorMessage(err)}`, fix: null });
+        out.push({
+          id: `disk:${key}`,
+          status: 'warn',
+          message: `${key} ${repr(d.paths[key])}: free space unknown: ${errorMessage(err)}`,
+          code: 'disk_unknown',
+          params: { key, path: repr(d.paths[key]), error: errorMessage(err) },
+          fix: null,
+        });
       }
     }
     return out;
@@ -188,15 +236,25 @@ export function createDoctor(d: DoctorDeps) {
       const stored = storedPaths?.[key];
       const c = checkPath(inUse, key, d.rules);
       const id = `paths:${key}`;
-      if (!c.ok) return { id, status: 'error' as const, message: pathRefusal(key, c, d.rules.uid, []).message, fix: c.fix };
+      if (!c.ok)
+        return {
+          id,
+          status: 'error' as const,
+          message: pathRefusal(key, c, d.rules.uid, []).message,
+          code: 'path_unusable' as const,
+          params: { key, path: repr(inUse), reason: c.reason ?? 'not_writable', base: c.base },
+          fix: c.fix,
+        };
       if (stored !== undefined && stored !== inUse)
         return {
           id,
           status: 'warn' as const,
           message: `${key} in use is ${repr(inUse)}, but the settings say ${repr(stored)}, which Kade could not use at its start`,
+          code: 'path_not_stored' as const,
+          params: { key, path: repr(inUse), stored: repr(stored) },
           fix: checkPath(stored, key, d.rules).fix,
         };
-      return { id, status: 'ok' as const, message: `${key} in use: ${repr(inUse)}`, fix: null };
+      return { id, status: 'ok' as const, message: `${key} in use: ${repr(inUse)}`, code: 'path_ok' as const, params: { key, path: repr(inUse) }, fix: null };
     });
   }
 
@@ -209,21 +267,35 @@ export function createDoctor(d: DoctorDeps) {
       id: 'stacks',
       status: odd > 0 ? 'warn' : 'ok',
       message: `LIBRARY_DIR ${repr(lib)}: ${apps} ${apps === 1 ? 'app' : 'apps'} among ${verdicts.length} ${verdicts.length === 1 ? 'entry' : 'entries'}${odd > 0 ? `; ${odd} not (fully) an app` : ''}; DATA_DIR ${repr(d.paths.DATA_DIR)}`,
+      code: odd > 0 ? 'stacks_odd' : 'stacks',
+      params: { library: repr(lib), apps, entries: verdicts.length, ...(odd > 0 ? { odd } : {}), data: repr(d.paths.DATA_DIR) },
       fix: null,
       details: verdicts.map(verdictLine),
+      detail_codes: verdicts.map(verdictCode),
     };
   }
 
   /** Apps whose files or bind sources drifted from what Kade wrote: compose does not run them until an admin decides. */
   function appFiles(refused: { name: string; message: string }[]): DoctorCheckT {
-    if (refused.length === 0) return { id: 'app_files', status: 'ok', message: "every app's files are the ones Kade wrote and pass the policies", fix: null };
+    if (refused.length === 0)
+      return {
+        id: 'app_files',
+        status: 'ok',
+        message: "every app's files are the ones Kade wrote and pass the policies",
+        code: 'app_files_ok',
+        params: {},
+        fix: null,
+      };
     // A warning: Kade itself works; these apps wait for an admin (the app's page says so too).
     return {
       id: 'app_files',
       status: 'warn',
       message: `${refused.length} ${refused.length === 1 ? 'app is' : 'apps are'} not run by Kade: the files changed outside Kade or break the policies. An admin checks them and accepts them on the app's page (or restores a snapshot)`,
+      code: 'app_files_refused',
+      params: { count: refused.length },
       fix: null,
       details: refused.map((r) => `${r.name}: ${r.message}`),
+      detail_codes: refused.map((r) => ({ code: 'app_refused' as const, params: { name: r.name, reason: r.message } })),
     };
   }
 
@@ -232,10 +304,24 @@ export function createDoctor(d: DoctorDeps) {
       const n = d.storeApps();
       const count = `${n} ${n === 1 ? 'app' : 'apps'} in the store cache`;
       // No command adds a repository: the advice is part of the message.
-      if (n > 0) return { id: 'store', status: 'ok', message: count, fix: null };
-      return { id: 'store', status: 'warn', message: `${count}: add a template repository under Repositories, or sync the ones there`, fix: null };
+      if (n > 0) return { id: 'store', status: 'ok', message: count, code: 'store_ok', params: { count: n }, fix: null };
+      return {
+        id: 'store',
+        status: 'warn',
+        message: `${count}: add a template repository under Repositories, or sync the ones there`,
+        code: 'store_empty',
+        params: { count: n },
+        fix: null,
+      };
     } catch (err) {
-      return { id: 'store', status: 'warn', message: `the store cache could not be read: ${errorMessage(err)}`, fix: null };
+      return {
+        id: 'store',
+        status: 'warn',
+        message: `the store cache could not be read: ${errorMessage(err)}`,
+        code: 'store_unreadable',
+        params: { error: errorMessage(err) },
+        fix: null,
+      };
     }
   }
 

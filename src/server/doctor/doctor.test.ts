@@ -70,9 +70,17 @@ test('the text report: one OK|WARN|ERROR line per check, the fix only for findin
   const text = formatReport({
     ok: false,
     checks: [
-      { id: 'a', status: 'ok', message: 'fine', fix: 'never shown' },
-      { id: 'b', status: 'warn', message: 'hmm', fix: null },
-      { id: 'c', status: 'error', message: 'broken', fix: 'chmod 600 /opt/kade/.env', details: ['"x": not an app'] },
+      { id: 'a', status: 'ok', message: 'fine', code: 'store_ok', params: { count: 1 }, fix: 'never shown' },
+      { id: 'b', status: 'warn', message: 'hmm', code: 'store_empty', params: { count: 0 }, fix: null },
+      {
+        id: 'c',
+        status: 'error',
+        message: 'broken',
+        code: 'account_mismatch',
+        params: { svc_uid: 1, uid: 0 },
+        fix: 'chmod 600 /opt/kade/.env',
+        details: ['"x": not an app'],
+      },
     ],
   });
   assert.equal(text, 'OK fine\nWARN hmm\nERROR broken\n  fix: chmod 600 /opt/kade/.env\n  - "x": not an app\n');

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DoctorCode } from '../../shared/doctor.ts';
 import { isSafeName } from '../../shared/names.ts';
 import { stackNames } from '../stacks/listing.ts';
 import { composePath } from '../stacks/stack-files.ts';
@@ -56,6 +57,14 @@ export function stackVerdicts(libraryDir: string): StackVerdict[] {
     else reason = 'not_a_folder';
     return { name, counts: false, reason, link, noCompose: false };
   });
+}
+
+/** The same verdict as a code and params, for the interface to say in the user's language. */
+export function verdictCode(v: StackVerdict): { code: DoctorCode; params: { name: string } } {
+  const params = { name: repr(v.name) };
+  if (v.counts) return { code: `verdict_${v.link ? 'adopted' : 'app'}${v.noCompose ? '_no_compose' : ''}`, params };
+  if (v.link && v.reason === 'not_a_folder') return { code: 'verdict_link_not_a_folder', params };
+  return { code: `verdict_${v.reason ?? 'not_a_folder'}`, params };
 }
 
 /** One line per entry, the name in repr form. */

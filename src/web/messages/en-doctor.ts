@@ -27,4 +27,79 @@ export const enDoctor = {
   'doctor.check.app_files': 'Files Kade runs the apps from',
   'doctor.check.store': 'Store cache',
   'doctor.check.other': 'Check',
+
+  // The findings (shared/doctor.ts DOCTOR_CODES); the screen fills {where}, {inside}, {outside}, {why} and {reason}
+  // from the finding's params (doctor-text.ts).
+  'doctor.where_host': '{path} (on the host {host})',
+  'doctor.seen.entry': '1 entry',
+  'doctor.seen.entries': '{count} entries',
+  'doctor.seen.missing': 'missing',
+  'doctor.seen.not_a_folder': 'not a folder',
+  'doctor.seen.unreadable': 'unreadable',
+  'doctor.seen.unknown': 'unknown',
+  'doctor.why': ': {why}',
+  'doctor.msg.engine_ok': 'Engine {version} (API {api}), compose {compose}',
+  'doctor.msg.engine_down': 'The container engine does not answer: {error}',
+  'doctor.msg.engine_no_compose': 'Engine {version} answers, but no compose was found: {error}',
+  'doctor.msg.own_checkout': 'Kade does not run in a container (started from a checkout)',
+  'doctor.msg.own_state': 'Own container {name}: {state}',
+  'doctor.msg.own_state_health': 'Own container {name}: {state}, {health}',
+  'doctor.msg.own_not_found': 'Own container {id} not found on the engine: {error}',
+  'doctor.msg.mount_source':
+    "BASE_DIR {path} in the container is the host's {source}, not the same path: the host paths in the apps' compose files do not match what Kade sees",
+  'doctor.msg.mount_missing_here_container':
+    "{where} is missing in the container but exists on the host with {outside}: it is not mounted into Kade's container",
+  'doctor.msg.mount_missing_here_checkout':
+    "{where} is missing where Kade runs but exists on the engine's host with {outside}: Kade and the engine do not see the same folders",
+  'doctor.msg.mount_empty_here_container':
+    "{where} is empty in the container while the host has {outside}: the host folder is not mounted into Kade's container",
+  'doctor.msg.mount_empty_here_checkout':
+    "{where} is empty where Kade runs while the engine's host has {outside}: Kade and the engine do not see the same folders",
+  'doctor.msg.mount_missing_both_container': '{where} is missing in the container and on the host (Kade makes its folders when it starts)',
+  'doctor.msg.mount_missing_both_checkout': "{where} is missing where Kade runs and on the engine's host (Kade makes its folders when it starts)",
+  'doctor.msg.mount_missing_container': '{where} is missing in the container',
+  'doctor.msg.mount_missing_checkout': '{where} is missing where Kade runs',
+  'doctor.msg.mount_unusable_container': '{where}: inside the container {inside}, on the host {outside}',
+  'doctor.msg.mount_unusable_checkout': "{where}: where Kade runs {inside}, on the engine's host {outside}",
+  'doctor.msg.mount_unseen_container': '{where}: inside the container {inside}; the host side could not be looked at{why}',
+  'doctor.msg.mount_unseen_checkout': "{where}: where Kade runs {inside}; the engine's host could not be looked at{why}",
+  'doctor.msg.mount_gone_outside_container':
+    "{where} is {outside} on the host but present in the container ({inside}): the container does not see the host's folder",
+  'doctor.msg.mount_gone_outside_checkout':
+    "{where} is {outside} on the engine's host but present where Kade runs ({inside}): Kade and the engine do not see the same folders",
+  'doctor.msg.mount_differ_container':
+    '{where}: inside the container {inside}, on the host {outside} (they differ; files being written right now explain a small difference)',
+  'doctor.msg.mount_differ_checkout':
+    "{where}: where Kade runs {inside}, on the engine's host {outside} (they differ; files being written right now explain a small difference)",
+  'doctor.msg.mount_ok_container': '{where}: inside the container {inside}, on the host {outside}',
+  'doctor.msg.mount_ok_checkout': "{where}: where Kade runs {inside}, on the engine's host {outside}",
+  'doctor.msg.account_no_ids': 'No user ids on this system',
+  'doctor.msg.account_unset': 'SVC_UID is not set; Kade runs as uid {uid}',
+  'doctor.msg.account_mismatch': 'SVC_UID is {svc_uid} but Kade runs as uid {uid}: files Kade writes belong to the wrong account',
+  'doctor.msg.account_ok': 'Kade runs as uid {uid}, as SVC_UID says',
+  'doctor.msg.disk_ok': '{key} {path}: {free} free',
+  'doctor.msg.disk_low': '{key} {path}: {free} free (below {low})',
+  'doctor.msg.disk_unknown': '{key} {path}: free space unknown: {error}',
+  'doctor.msg.path_unusable': '{key} {path}: {reason}',
+  'doctor.msg.path_not_stored': '{key} in use is {path}, but the settings say {stored}, which Kade could not use at its start',
+  'doctor.msg.path_ok': '{key} in use: {path}',
+  'doctor.msg.stacks': 'LIBRARY_DIR {library}: apps {apps}, entries {entries}; DATA_DIR {data}',
+  'doctor.msg.stacks_odd': 'LIBRARY_DIR {library}: apps {apps}, entries {entries}, not (fully) an app {odd}; DATA_DIR {data}',
+  'doctor.msg.verdict_app': '{name}: an app (folder)',
+  'doctor.msg.verdict_app_no_compose': '{name}: an app (folder), but without a compose file',
+  'doctor.msg.verdict_adopted': '{name}: an app (adopted, a link to its folder)',
+  'doctor.msg.verdict_adopted_no_compose': '{name}: an app (adopted, a link to its folder), but without a compose file',
+  'doctor.msg.verdict_hidden': '{name}: not an app: hidden (the name starts with a dot)',
+  'doctor.msg.verdict_invalid_name':
+    '{name}: not an app: not a valid app name (lower-case letters, digits, _ and -, at most 63, starting with a letter or digit)',
+  'doctor.msg.verdict_broken_link': '{name}: not an app: a link whose target does not exist',
+  'doctor.msg.verdict_not_a_folder': '{name}: not an app: not a folder (a file, or a link to one)',
+  'doctor.msg.verdict_link_not_a_folder': '{name}: not an app: a link to something that is not a folder',
+  'doctor.msg.app_files_ok': "Every app's files are the ones Kade wrote and pass the policies",
+  'doctor.msg.app_files_refused':
+    "Apps not run by Kade: {count}. Their files changed outside Kade or break the policies; an admin checks them and accepts them on the app's page (or restores a snapshot)",
+  'doctor.msg.app_refused': '{name}: {reason}',
+  'doctor.msg.store_ok': 'Apps in the store cache: {count}',
+  'doctor.msg.store_empty': 'Apps in the store cache: {count}. Add a template repository under Repositories, or sync the ones there',
+  'doctor.msg.store_unreadable': 'The store cache could not be read: {error}',
 } as const;

@@ -4,6 +4,7 @@ import { EngineRestart } from '../../components/engine-restart.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { t } from '../../i18n.ts';
 import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
+import { findingText } from './doctor-text.ts';
 import './diagnostics.css';
 
 const ICON: Record<DoctorCheckT['status'], string> = { ok: '✓', warn: '!', error: '✕' };
@@ -71,12 +72,13 @@ function CheckRow({ check: c }: { check: DoctorCheckT }) {
         <p class="doctor-head">
           <span class="doctor-status">{t(`doctor.status.${c.status}`)}</span> <strong>{t(checkTitle(c.id))}</strong>
         </p>
-        <p class="doctor-message">{c.message}</p>
+        <p class="doctor-message">{findingText(c, c.message)}</p>
         {c.details && c.details.length > 0 && (
           <ul class="doctor-details">
-            {c.details.map((d) => (
-              <li key={d}>{d}</li>
-            ))}
+            {c.details.map((d, i) => {
+              const coded = c.detail_codes?.[i];
+              return <li key={d}>{coded ? findingText(coded, d) : d}</li>;
+            })}
           </ul>
         )}
         {c.fix && c.status !== 'ok' && <FixLine fix={c.fix} />}
