@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { stubBrowserGlobals } from '../../../test/helpers/browser-globals.ts';
 import { addressProblems } from '../../server/networks/networks.service.ts';
 import { parseIPv4 } from '../../shared/cidr.ts';
 import { type ReviewContext, type ReviewInput, reviewNetwork } from '../../shared/network-review.ts';
@@ -18,9 +19,7 @@ const NL: Record<string, string> = nl;
 let problemText: (p: NetworkProblemT) => string;
 let setLang: (l: 'nl' | 'en') => void;
 before(async () => {
-  // i18n.ts reads the browser language and storage at load; Node has neither.
-  if (!('navigator' in globalThis)) Object.defineProperty(globalThis, 'navigator', { value: { language: 'en-US' }, configurable: true });
-  if (!('document' in globalThis)) Object.defineProperty(globalThis, 'document', { value: { documentElement: {} }, configurable: true });
+  stubBrowserGlobals();
   ({ problemText } = await import('./network-problems.ts'));
   ({ setLang } = await import('../i18n.ts'));
 });

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { stubBrowserGlobals } from '../../../../test/helpers/browser-globals.ts';
 import { createDoctor, type DoctorDeps } from '../../../server/doctor/doctor.service.ts';
 import { compareFolder, type Seen } from '../../../server/doctor/mounts.ts';
 import { createFakeCompose } from '../../../server/engine/fake-compose.ts';
@@ -16,9 +17,7 @@ import { DOCTOR_CODES, type DoctorCheckT, type DoctorCode, type DoctorParams } f
 let findingText: (f: { code: DoctorCode; params: DoctorParams }, english: string) => string;
 let setLang: (l: 'nl' | 'en') => void;
 before(async () => {
-  // i18n.ts reads the browser language and storage at load; Node has neither.
-  if (!('navigator' in globalThis)) Object.defineProperty(globalThis, 'navigator', { value: { language: 'en-US' }, configurable: true });
-  if (!('document' in globalThis)) Object.defineProperty(globalThis, 'document', { value: { documentElement: {} }, configurable: true });
+  stubBrowserGlobals();
   ({ findingText } = await import('./doctor-text.ts'));
   ({ setLang } = await import('../../i18n.ts'));
 });
