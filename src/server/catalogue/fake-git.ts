@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { AppError } from '../core/errors.ts';
-import { createGate } from '../engine/fake-events.ts';
+import { createSwitches, type FaultOptions } from '../engine/fake-switches.ts';
 import type { Git, GitCommit, GitSource } from './git.ts';
 import { checkBranch, gitConfigEnv, tooLarge, tooManyFiles } from './git-limits.ts';
 import { checkGitUrl, redactUrl } from './git-url.ts';
@@ -47,7 +47,7 @@ export interface FakeGit extends Git {
   limited(caps: { maxBytes?: number; maxFiles?: number }): Git;
   calls: GitSource[];
   /** Fails the `nth` sync from now (default the next) before it acts, `times` in a row (default 1), with `error` (git_failed by default). */
-  failOn(opts?: { error?: Error; nth?: number; times?: number }): () => void;
+  failOn(opts?: FaultOptions): () => void;
   /** Syncs from now on wait before they act until the returned function is called. */
   hold(): () => void;
 }
@@ -73,8 +73,7 @@ const gitFailed = (step: string, words: string) => new AppError('git_failed', `g
 export function createFakeGit(caps: { maxBytes?: number; maxFiles?: number } = {}): FakeGit {
   const servers = new Map<string, { token: string | undefined; repos: Map<string, FakeRepo>; served: number }>();
   const calls: GitSource[] = [];
-  const faults: { skip: number; left: number; error: Error | null }[] = [];
-  const gate = createGate();
+  const switches = createSwitches<'sync'>();
   let clock = 0;
 
   function commitOf(repo: FakeRepo, files: Map<string, Buffer>, message: string): FakeCommit {
@@ -120,16 +119,9 @@ export function createFakeGit(caps: { maxBytes?: number; maxFiles?: number } = {
 
   async function enter(source: GitSource): Promise<void> {
     calls.push({ ...source });
-    await gate.passed();
-    const fault = faults[0];
-    if (!fault) return;
-    if (fault.skip > 0) {
-      fault.skip -= 1;
-      return;
-    }
-    fault.left -= 1;
-    if (fault.left <= 0) faults.shift();
-    throw fault.error ?? gitFailed('fetch', 'fake failure');
+    await switches.passed('sync');
+    const fault = switches.fault('sync');
+    if (fault) throw fault.error ?? gitFailed('fetch', 'fake failure');
   }
 
   function git(c: { maxBytes?: number; maxFiles?: number }): Git {
@@ -194,13 +186,7 @@ export function createFakeGit(caps: { maxBytes?: number; maxFiles?: number } = {
         },
       };
     },
-    failOn(o = {}) {
-      const fault = { skip: (o.nth ?? 1) - 1, left: o.times ?? 1, error: o.error ?? null };
-      faults.push(fault);
-      return () => {
-        if (faults.includes(fault)) faults.splice(faults.indexOf(fault), 1);
-      };
-    },
-    hold: () => gate.hold(),
+    failOn: (o = {}) => switches.failOn('sync', { times: 1, ...o }),
+    hold: () => switches.hold('sync'),
   };
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { test } from 'node:test';
+import { contractCase, rejectsWith } from '../../../test/engine/contract-helpers.ts';
 import type { GitRemote } from './fake-git.ts';
 import type { Git } from './git.ts';
 
@@ -19,7 +19,6 @@ export interface GitTarget {
   server(opts?: { token?: string }): Promise<GitRemote>;
 }
 
-const T = { timeout: 60_000 };
 const TOKEN = 'tok-Contract-123';
 
 /** The folders one case made, and its servers, removed after it. */
@@ -57,28 +56,9 @@ type Each = (title: string, body: (t: GitTarget, s: Scope) => Promise<void>) => 
 const BASIC = { VERSION: 'v0.1.00\n', 'apps/hello/template.json': '{"name":"hello"}\n', 'apps/hello/docker-compose.yml': 'services: {}\n' };
 const text = (path: string) => readFileSync(path, 'utf8');
 
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<Error & { code: string }> {
-  const err = await p.then(
-    () => assert.fail(`expected '${code}', but it succeeded`),
-    (e: unknown) => e as Error & { code: string },
-  );
-  assert.equal(err.code, code, err.message);
-  return err;
-}
-
 /** Declares the cases for `name`; `target` is asked once per case. */
 export function gitContract(name: string, target: () => Promise<GitTarget> | GitTarget): void {
-  const each: Each = (title, body) => {
-    void test(`${name}: ${title}`, T, async () => {
-      const t = await target();
-      const s = scope(t);
-      try {
-        await body(t, s);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  };
+  const each = contractCase(name, target, scope, 60_000);
   syncCases(each);
   refusalCases(each);
 }

@@ -10,10 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import type { ErrorCode } from '../../shared/errors.ts';
+import { contractCase, rejectsWith, until } from '../../../test/engine/contract-helpers.ts';
 import type { EngineEndpoint } from '../config/config.ts';
-import { AppError } from '../core/errors.ts';
 import type { Compose, ComposeProject } from './compose.ts';
 import { dockerHostOf } from './compose-errors.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKDIR_LABEL, type Engine } from './engine.ts';
@@ -32,29 +30,8 @@ export interface ComposeTarget {
 
 /** Label every service of the cases carries (the engine tier's cleanup removes what a crashed run left). */
 export const CONTRACT_LABEL = 'kade.test';
-const T = { timeout: 120_000 };
 /** What compose may hand its CLI besides nothing: never a variable of Kade's own. */
 const COMPOSE_KEYS = ['PATH', 'LANG', 'LC_ALL', 'DOCKER_HOST', 'COMPOSE_INTERACTIVE_NO_CLI'];
-
-async function rejectsWith(p: Promise<unknown>, code: ErrorCode): Promise<AppError> {
-  const err = await p.then(
-    () => assert.fail(`expected AppError '${code}', but it succeeded`),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof AppError, `expected AppError '${code}', got ${String(err)}`);
-  assert.equal(err.code, code, err.message);
-  return err;
-}
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) assert.fail(`never happened within ${ms} ms: ${what} (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The projects one case made, in a folder of its own, taken down and removed after it. */
 function scope(t: ComposeTarget) {
@@ -99,17 +76,7 @@ const networksOf = async (t: ComposeTarget, p: ComposeProject) =>
 
 /** Declares the cases for `name`; `target` is asked once per case (the fake makes a new engine each time). */
 export function composeContract(name: string, target: () => Promise<ComposeTarget> | ComposeTarget): void {
-  const each: Each = (title, body) => {
-    void test(`${name}: ${title}`, T, async () => {
-      const t = await target();
-      const s = scope(t);
-      try {
-        await body(t, s);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  };
+  const each = contractCase(name, target, scope, 120_000);
   fileCases(each);
   lifeCases(each);
   resourceCases(each);

@@ -14,7 +14,7 @@ import { composeEnvironment } from './compose-cli.ts';
 import { composeFailed, composeInvalid, engineGone, noComposeCli, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKDIR_LABEL, type ContainerSummary, type Engine } from './engine.ts';
 import { type FakeProjectModel, type FakeService, loadProject, type ReadFile, readDisk } from './fake-compose-file.ts';
-import { createGate } from './fake-events.ts';
+import { createSwitches, type FaultOptions } from './fake-switches.ts';
 
 export type ComposeOp = 'up' | 'down' | 'start' | 'stop' | 'restart' | 'pull' | 'validate';
 
@@ -33,7 +33,7 @@ export interface FakeCompose extends Compose {
    * Makes runs of `op` ('*': any) fail with `error` (default: compose_failed with "fake failure") before they act: the
    * `nth` from now (1 = the next) and `times` from there (default 1); without `nth`, every one. Returns the undo.
    */
-  failOn(op: ComposeOp | '*', opts?: { error?: Error; nth?: number; times?: number }): () => void;
+  failOn(op: ComposeOp | '*', opts?: FaultOptions): () => void;
   /** Runs of `op` from now on wait before they act until the returned function is called. */
   hold(op: ComposeOp): () => void;
 }
@@ -57,8 +57,7 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
   const read = o.read ?? readDisk;
   const env = composeEnvironment(endpoint, o.env ?? { PATH: '/usr/local/bin:/usr/bin:/bin' });
   const calls: FakeComposeCall[] = [];
-  const faults: { op: ComposeOp | '*'; skip: number; left: number; error: Error | null }[] = [];
-  const gates = new Map<ComposeOp, ReturnType<typeof createGate>>();
+  const switches = createSwitches<ComposeOp>();
 
   const load = (p: ComposeProject): FakeProjectModel => {
     if (variant === null) throw noComposeCli();
@@ -67,16 +66,9 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
 
   async function enter(op: ComposeOp, p: ComposeProject, opts?: ComposeRunOptions): Promise<void> {
     calls.push({ op, project: p.name, files: [p.file, ...(p.overrides ?? [])], ...(opts?.env ? { env: { ...opts.env } } : {}) });
-    await gates.get(op)?.passed();
-    const fault = faults.find((f) => f.op === op || f.op === '*');
-    if (!fault) return;
-    if (fault.skip > 0) {
-      fault.skip -= 1;
-      return;
-    }
-    fault.left -= 1;
-    if (fault.left <= 0) faults.splice(faults.indexOf(fault), 1);
-    throw fault.error ?? composeFailed(p.name, op, 'fake failure');
+    await switches.passed(op);
+    const fault = switches.fault(op);
+    if (fault) throw fault.error ?? composeFailed(p.name, op, 'fake failure');
   }
 
   /** A run: its failures read as the CLI's do (the engine gone, no address pool left, or compose's words). */
@@ -230,17 +222,7 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
         throw composeInvalid(p.name, err instanceof Error ? err.message : String(err), err);
       }
     },
-    failOn(op, f = {}) {
-      const fault = { op, skip: (f.nth ?? 1) - 1, left: f.times ?? (f.nth === undefined ? Number.POSITIVE_INFINITY : 1), error: f.error ?? null };
-      faults.push(fault);
-      return () => {
-        if (faults.includes(fault)) faults.splice(faults.indexOf(fault), 1);
-      };
-    },
-    hold(op) {
-      const gate = gates.get(op) ?? createGate();
-      gates.set(op, gate);
-      return gate.hold();
-    },
+    failOn: switches.failOn,
+    hold: switches.hold,
   };
 }
