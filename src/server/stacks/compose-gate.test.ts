@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { AppError } from '../core/errors.ts';
 import type { Actor, DomainEvent } from '../core/events.ts';
-import type { Compose, ComposeProject } from '../engine/compose.ts';
+import type { ComposeProject } from '../engine/compose.ts';
+import { createFakeCompose, type FakeCompose } from '../engine/fake-compose.ts';
+import { createFakeEngine } from '../engine/fake-engine.ts';
 import { createComposeGate } from './compose-gate.ts';
 import { diskIO } from './store/disk-io.ts';
 import { createSeals } from './store/file-seal.ts';
@@ -17,24 +19,12 @@ const lib = join(root, 'stacks');
 const data = join(root, 'appdata');
 after(() => rmSync(root, { recursive: true, force: true }));
 
-/** A compose CLI that only records what it was asked to run. */
-function recordingCompose(): Compose & { ran: string[] } {
-  const ran: string[] = [];
-  const op = (name: string) => async (p: ComposeProject) => {
-    ran.push(`${name} ${p.name}`);
-  };
-  return {
-    ran,
-    variant: async () => 'v1',
-    environment: () => ({ PATH: '/usr/bin', DOCKER_HOST: 'unix:///var/run/docker.sock' }),
-    up: op('up'),
-    down: op('down'),
-    start: op('start'),
-    stop: op('stop'),
-    restart: op('restart'),
-    pull: op('pull'),
-    validate: op('config'),
-  };
+/** The shared fake compose over a fake engine that has the image the apps use; `ran` is what it was asked to run. */
+function recordingCompose(): FakeCompose & { ran: () => string[] } {
+  const engine = createFakeEngine();
+  engine.addImage('x');
+  const compose = createFakeCompose({ endpoint: { socketPath: '/var/run/docker.sock' }, engine, env: { PATH: '/usr/bin' } });
+  return Object.assign(compose, { ran: () => compose.calls.map((c) => `${c.op} ${c.project}`) });
 }
 
 let events: DomainEvent[];
@@ -87,7 +77,7 @@ describe('the compose gate', () => {
     const err = await refusal(gate.compose.restart(p, { actor: admin }));
     assert.equal(err.code, 'stack_files_refused');
     assert.equal(err.params.file, p.file);
-    assert.deepEqual(raw.ran, ['up a']);
+    assert.deepEqual(raw.ran(), ['up a']);
     assert.deepEqual(
       events.map((e) => e.type),
       ['stack.files_refused', 'notify.security_refusal'],
@@ -100,7 +90,7 @@ describe('the compose gate', () => {
     assert.throws(() => gate.accept(p, operator), /admin/);
     gate.accept(p, admin);
     await gate.compose.up(p, { actor: operator });
-    assert.deepEqual(raw.ran, ['up b']);
+    assert.deepEqual(raw.ran(), ['up b']);
   });
 
   test('powers an admin set up stay usable by an operator; the same powers written by no admin are refused', async () => {
@@ -139,7 +129,7 @@ describe('the compose gate', () => {
     assert.equal((await refusal(gate.compose.validate(p, { actor: admin }))).params.reason, 'own_files');
     assert.equal((await refusal(gate.compose.stop(p, { actor: admin }))).params.reason, 'own_files');
     assert.equal((await refusal(gate.compose.down(p, { actor: admin }))).params.reason, 'own_files');
-    assert.deepEqual(raw.ran, []);
+    assert.deepEqual(raw.ran(), []);
   });
 
   test('an app found unsealed at start is sealed at its first run when it passes; one made later is not', async () => {
