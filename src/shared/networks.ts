@@ -3,7 +3,7 @@
  * shared by the server (validation, OpenAPI) and the interface (types).
  */
 import { z } from 'zod';
-import { NETWORK_NAME_PATTERN } from './settings.ts';
+import { NETWORK_NAME_PATTERN } from './names.ts';
 
 export const NetworkName = z.string().regex(NETWORK_NAME_PATTERN, 'letters, digits, _ . and -, starting with a letter or digit, at most 63');
 

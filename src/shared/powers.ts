@@ -15,3 +15,26 @@ export const AppPowers = z.object({
   allowed: z.boolean(),
 });
 export type AppPowersT = z.infer<typeof AppPowers>;
+
+/**
+ * POST /api/store/apps/{repo}/{app}/host-paths: the host folders the app would use that the bind policy refuses for
+ * it (outside its own data folder, its own folder and ALLOWED_HOST_DIRS), as the install would judge them now.
+ */
+export const HostPathReview = z.object({
+  /** The app's own data folder, DATA_DIR/<name>. */
+  own: z.string(),
+  refused: z.array(
+    z.object({
+      /** The form field the path was typed in; null when the template itself names the folder. */
+      field: z.string().nullable(),
+      path: z.string(),
+      /** `other_app`: in another installed app's data (never allowed); `not_allowed`: outside the allowed places. */
+      reason: z.enum(['not_allowed', 'other_app']),
+      /** The app whose data folder holds the path, for `other_app`. */
+      app: z.string().nullable(),
+    }),
+  ),
+  /** Whether the asking user may allow the `not_allowed` ones for this install (admins: confirm_outside_paths, audited). */
+  may_confirm: z.boolean(),
+});
+export type HostPathReviewT = z.infer<typeof HostPathReview>;

@@ -3,11 +3,10 @@
  * and the wizard payloads. Validated by the server, reused by the interface.
  */
 import { z } from 'zod';
+import { NETWORK_NAME_PATTERN } from './names.ts';
 import { ROLES } from './roles.ts';
 import { ALLOW_PRIVILEGED_VALUES, BACKUP_COMPRESSIONS, canonicalTimezone, PATH_KEYS, SCHEDULE_MODES, UPDATE_CHANNELS, weekdayIndex } from './settings-keys.ts';
 
-/** Docker's own rule for network names, which also keeps them safe in compose files. */
-export const NETWORK_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 const NetworkName = z.string().regex(NETWORK_NAME_PATTERN, 'letters, digits, _ . and -, starting with a letter or digit, at most 63');
 
 const PathText = z

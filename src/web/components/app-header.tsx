@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
 import { roleAllows } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
+import { useAction } from '../forms/use-action.ts';
 import { isMessageKey, t } from '../i18n.ts';
 import { onLinkClick } from '../router.ts';
 import { findScreen, SCREENS } from '../screens/routes.tsx';
@@ -15,18 +15,11 @@ interface Props {
 }
 
 export function AppHeader({ user, path, onLogout }: Props) {
-  const [busy, setBusy] = useState(false);
+  const leave = useAction(onLogout);
+  const { busy } = leave;
   const roleKey = `role.${user.role}`;
   const role = isMessageKey(roleKey) ? t(roleKey) : user.role;
-  const logout = async () => {
-    if (busy) return;
-    setBusy(true);
-    try {
-      await onLogout();
-    } finally {
-      setBusy(false);
-    }
-  };
+  const logout = () => leave.run();
   const current = findScreen(path);
   return (
     <header class="app-header">

@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
+import { useAction } from '../forms/use-action.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
 import { formatBytes, formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
@@ -75,24 +76,15 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
   const heading = useId();
   const [asking, setAsking] = useState<'restore' | 'delete' | null>(null);
   const [run, setRun] = useState<Running | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction((work: () => Promise<void>) => work());
+  const { busy, error } = action;
   const time = when(b.created_at);
   const names = { name: b.stack, time };
   const working = busy || (run !== null && run.ended === null);
   const outside = outsidePaths(error);
 
   const act = async (work: () => Promise<void>) => {
-    if (working) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    if (!working) await action.run(work);
   };
   const start = (kind: Running['kind'], confirm?: string[]) =>
     act(async () => {
@@ -182,7 +174,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
           <p>{t('backups.delete_warning')}</p>
         </Confirm>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={action.reset} />
       {asking === 'restore' && outside && (
         <OutsideConfirm
           title={t('backups.outside_confirm', { name: b.stack })}
@@ -190,7 +182,7 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
           paths={outside}
           onYes={() => void start('restore', outside)}
           onNo={() => {
-            setError(null);
+            action.reset();
             setAsking(null);
           }}
         >

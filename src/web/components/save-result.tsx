@@ -1,6 +1,6 @@
 import { ApiError } from '../api.ts';
 import { t } from '../i18n.ts';
-import { AlertBox, errorText } from './error-message.tsx';
+import { AlertBox, errorDetail, errorText } from './error-message.tsx';
 import { FixLine, reasonText } from './path-status.tsx';
 
 export type SaveState =
@@ -52,7 +52,7 @@ export function SaveResult({ state, labelOf }: { state: SaveState; labelOf: (key
           <p>
             <strong>{t('settings.refused')}</strong> {errorText(state.error)}
           </p>
-          {state.error instanceof ApiError && state.error.detail && <p class="error-detail">{t('error.details', { detail: state.error.detail })}</p>}
+          {errorDetail(state.error) && <p class="error-detail">{t('error.details', { detail: errorDetail(state.error) ?? '' })}</p>}
         </AlertBox>
       );
   }

@@ -3,7 +3,7 @@ import { connectTarget } from '../../shared/connect.ts';
 import { connectAddress } from '../../shared/field-rules.ts';
 import { t } from '../i18n.ts';
 import type { Instance } from './connect-instances.ts';
-import type { A11y } from './template-field.tsx';
+import type { A11y } from './field.tsx';
 
 export type { Instance };
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../components/error-message.tsx';
 import { t } from '../i18n.ts';
+import { type A11y, FieldFrame, type FieldProps } from './field.tsx';
 import { checkPort, type PortCheckT } from './forms-api.ts';
-import type { A11y } from './template-field.tsx';
 
 const CHECK_DELAY_MS = 350;
 // The same bounds as shared/host.ts; not imported from there, since that module loads zod.
@@ -47,6 +47,17 @@ function usePortCheck(value: string): Check {
   return check;
 }
 
+/** A port the host's check found in use by something else, with the next free one when there is one. */
+export interface PortTaken {
+  port: number;
+  next: number | null;
+  heldBy: string | null;
+}
+
+/** What a check says for a form that stops at a port in use: taken (not by the app itself), or null. */
+const takenOf = (check: Check): PortTaken | null =>
+  check.kind === 'done' && !check.result.free ? { port: check.result.port, next: check.result.alternative, heldBy: check.result.held_by } : null;
+
 /**
  * A port: a number input with minus and plus, the host's check, and a jump to the next free port.
  * `own` names the containers of the app being reconfigured: a port they hold is free for it.
@@ -57,14 +68,20 @@ export function PortInput({
   onChange,
   label,
   own,
+  onCheck,
 }: {
   a11y: A11y;
   value: string;
   onChange: (v: string) => void;
   label: string;
   own?: readonly string[] | undefined;
+  /** Told whenever the check's answer changes: the port in use, or null. */
+  onCheck?: ((taken: PortTaken | null) => void) | undefined;
 }) {
   const check = ownCheck(usePortCheck(value), own);
+  const taken = takenOf(check);
+  const takenKey = taken ? `${taken.port}/${taken.next}/${taken.heldBy}` : '';
+  useEffect(() => onCheck?.(taken), [takenKey]);
   const statusId = `${a11y.id}-check`;
   const port = asPort(value);
   const step = (d: number) => {
@@ -142,4 +159,16 @@ function checkText(check: Check, value: string): string | null {
       return t('install.port_free', { port: r.port });
     }
   }
+}
+
+/** A labelled port with its live check (install and configure forms). */
+export function PortField(
+  p: FieldProps & {
+    value: string;
+    onChange: (v: string) => void;
+    own?: readonly string[] | undefined;
+    onCheck?: ((taken: PortTaken | null) => void) | undefined;
+  },
+) {
+  return <FieldFrame {...p}>{(a) => <PortInput a11y={a} value={p.value} onChange={p.onChange} label={p.label} own={p.own} onCheck={p.onCheck} />}</FieldFrame>;
 }

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import { request, type UserT } from '../../api.ts';
-import { AlertBox, ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { CurrentPasswordField, NewPasswordFields, type PasswordProblem, passwordProblem } from '../../components/password-fields.tsx';
+import { ErrorMessage } from '../../components/error-message.tsx';
 import { roleName } from '../../components/role-name.ts';
+import { refusalMarks, stillSays } from '../../forms/field-messages.ts';
+import { CurrentPasswordField, NewPasswordFields, passwordMessages, passwordProblem } from '../../forms/password-fields.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import './account.css';
 
@@ -15,34 +17,33 @@ export function AccountScreen({ user }: { user: UserT }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [local, setLocal] = useState<PasswordProblem | null>(null);
-  const [done, setDone] = useState(false);
+  // After a first try the new password's problems are said at its fields, and go as they are fixed.
+  const [tried, setTried] = useState(false);
+  const [sent, setSent] = useState({ current_password: '', new_password: '' });
+  const change = useAction(async () => {
+    setSent({ current_password: current, new_password: next });
+    await changeOwnPassword(current, next);
+    setCurrent('');
+    setNext('');
+    setRepeat('');
+    setTried(false);
+    return true;
+  });
+  const { busy } = change;
+  const done = change.result === true;
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    setError(null);
-    setDone(false);
-    const problem = passwordProblem(next, repeat);
-    setLocal(problem);
-    if (problem) return;
-    setBusy(true);
-    try {
-      await changeOwnPassword(current, next);
-      setCurrent('');
-      setNext('');
-      setRepeat('');
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    change.reset();
+    setTried(true);
+    if (passwordProblem(next, repeat) || current === '') return;
+    void change.run();
   };
 
-  const bad = errorFields(error);
+  const pw = passwordMessages(next, repeat, tried);
+  // The server's word on a field (the current password is wrong) stands at that field.
+  const refused = refusalMarks(change.error, { known: ['current_password', 'new_password'] });
   return (
     <section class="page account" aria-labelledby="page-title">
       <div class="page-head">
@@ -51,15 +52,14 @@ export function AccountScreen({ user }: { user: UserT }) {
         </h1>
       </div>
       <p class="muted account-intro">{t('account.intro', { name: user.name, role: roleName(user.role) })}</p>
-      <form class="card account-form" aria-labelledby="account-password-title" onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
+      <form class="card account-form" aria-labelledby="account-password-title" onSubmit={submit} aria-busy={busy} noValidate>
         <h2 id="account-password-title">{t('account.password_title')}</h2>
         <CurrentPasswordField
           label={t('account.current')}
           name="current_password"
           value={current}
           onInput={setCurrent}
-          invalid={bad.includes('current_password')}
-          errorId="account-error"
+          error={stillSays(refused.marks, sent, 'current_password', current) ?? (tried && current === '' ? t('field.required') : null)}
         />
         <NewPasswordFields
           label={t('account.new')}
@@ -70,17 +70,9 @@ export function AccountScreen({ user }: { user: UserT }) {
           repeatLabel={t('account.repeat')}
           repeat={repeat}
           onRepeat={setRepeat}
-          problem={local}
-          serverInvalid={bad.includes('new_password')}
-          errorId="account-error"
+          errors={{ password: pw.password ?? stillSays(refused.marks, sent, 'new_password', next), repeat: pw.repeat }}
         />
-        {local ? (
-          <AlertBox id="account-error">
-            <p>{local === 'mismatch' ? t('account.mismatch') : t('users.too_short', { min: MIN_PASSWORD_LENGTH })}</p>
-          </AlertBox>
-        ) : (
-          <ErrorMessage error={error} id="account-error" />
-        )}
+        <ErrorMessage error={refused.rest} id="account-error" />
         <div role="status" class="account-status">
           {done && <p class="notice">{t('account.done')}</p>}
         </div>

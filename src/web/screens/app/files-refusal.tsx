@@ -6,6 +6,7 @@ import { AlertBox, ErrorMessage, errorText } from '../../components/error-messag
 import { OutsideConfirm } from '../../components/outside-confirm.tsx';
 import { outsidePaths } from '../../components/outside-paths.ts';
 import { usePolled } from '../../components/use-polled.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { acceptFiles, getFilesVerdict } from './app-api.ts';
 
@@ -17,28 +18,20 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
   const fetcher = useCallback(() => getFilesVerdict(name), [name]);
   const { data, reload } = usePolled(fetcher, 15_000);
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const acceptance = useAction(async (confirm?: string[]) => {
+    await acceptFiles(name, confirm);
+    setAsking(false);
+    reload();
+    onAccepted();
+  });
+  const { busy, error } = acceptance;
   const refusal = data?.refusal;
   if (!data || data.ok || !refusal) return null;
   const admin = roleAllows(user.role, 'admin');
   const outside = outsidePaths(error);
   const reason = errorText(new ApiError(409, refusal.code, refusal.params, [], refusal.message));
 
-  const accept = async (confirm?: string[]) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await acceptFiles(name, confirm);
-      setAsking(false);
-      reload();
-      onAccepted();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const accept = (confirm?: string[]) => acceptance.run(confirm);
 
   return (
     <AlertBox>
@@ -62,7 +55,7 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
           <p>{t('files_refusal.warning')}</p>
         </Confirm>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={acceptance.reset} />
       {admin && asking && outside && (
         <OutsideConfirm
           title={t('files_refusal.outside_confirm', { name })}
@@ -70,7 +63,7 @@ export function FilesRefusal({ name, user, onAccepted }: { name: string; user: U
           paths={outside}
           onYes={() => void accept(outside)}
           onNo={() => {
-            setError(null);
+            acceptance.reset();
             setAsking(false);
           }}
         >

@@ -4,6 +4,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { applyStack } from './app-api.ts';
 import { FileEditor } from './file-editor.tsx';
@@ -31,19 +32,10 @@ export function FilesTab({ name, user }: { name: string; user: UserT }) {
 /** A restore changes only the files; this runs them, like "Save and apply" does after an edit. */
 function ApplyRestored({ name }: { name: string }) {
   const [job, setJob] = useState<JobT | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const run = useAction(async () => setJob(await applyStack(name)));
+  const { busy, error } = run;
   const apply = async () => {
-    if (busy || job) return;
-    setBusy(true);
-    setError(null);
-    try {
-      setJob(await applyStack(name));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    if (!job) await run.run();
   };
   return (
     <section class="card appview-card" aria-labelledby="appview-apply">

@@ -1,10 +1,22 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { SCHEDULE_MODES } from '../../../shared/settings-keys.ts';
 import { formatWhen } from '../../components/backup-format.ts';
-import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { SelectField, TextField } from '../../forms/field.tsx';
+import { refusalMarks, stillSays } from '../../forms/field-messages.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { getLang, t } from '../../i18n.ts';
-import { type BackupScheduleT, putSchedule } from './backups-api.ts';
-import { hourText, type ScheduleField, type ScheduleForm, toScheduleForm, toScheduleUpdate, weekdayNames } from './schedule-model.ts';
+import { type BackupScheduleT, type BackupScheduleUpdateT, putSchedule } from './backups-api.ts';
+import {
+  hourText,
+  type ScheduleField,
+  type ScheduleForm,
+  type ScheduleProblem,
+  scheduleProblems,
+  toScheduleForm,
+  toScheduleUpdate,
+  weekdayNames,
+} from './schedule-model.ts';
 
 const locale = () => (getLang() === 'nl' ? 'nl-NL' : 'en-GB');
 const HOURS = Array.from({ length: 24 }, (_, h) => h);
@@ -71,48 +83,47 @@ function ScheduleFacts({ schedule: s }: { schedule: BackupScheduleT }) {
   );
 }
 
+const problemText = (p: ScheduleProblem | undefined): string | null => {
+  if (!p) return null;
+  if (p.kind === 'required') return t('field.required');
+  return p.kind === 'whole' ? t('check.whole_number') : t('check.between', { min: p.min, max: p.max });
+};
+
 function ScheduleEditor({ schedule, onSaved }: { schedule: BackupScheduleT; onSaved: (s: BackupScheduleT) => void }) {
   const [form, setForm] = useState<ScheduleForm>(() => toScheduleForm(schedule));
-  const [bad, setBad] = useState<Set<string>>(new Set());
-  const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
-  const [error, setError] = useState<unknown>(null);
-  const id = useId();
+  const [sent, setSent] = useState<ScheduleForm | null>(null);
   // A schedule read again (the poll, another admin) replaces the form only while nothing is being edited.
   const [dirty, setDirty] = useState(false);
   useEffect(() => {
     if (!dirty) setForm(toScheduleForm(schedule));
   }, [schedule, dirty]);
+  const save = useAction(async (body: BackupScheduleUpdateT) => {
+    setSent(form);
+    const s = await putSchedule(body);
+    setDirty(false);
+    setForm(toScheduleForm(s));
+    onSaved(s);
+    return true;
+  });
 
   const set = (k: keyof ScheduleForm, v: string) => {
     setForm((f) => ({ ...f, [k]: v }));
     setDirty(true);
-    if (state === 'saved') setState('idle');
+    if (save.result) save.reset();
   };
-  const save = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (state === 'saving') return;
-    const { body, bad: wrong } = toScheduleUpdate(form);
-    setBad(new Set(wrong));
-    setError(null);
-    if (!body) return;
-    setState('saving');
-    try {
-      const s = await putSchedule(body);
-      setDirty(false);
-      setForm(toScheduleForm(s));
-      setState('saved');
-      onSaved(s);
-    } catch (err) {
-      setBad(new Set(errorFields(err)));
-      setError(err);
-      setState('idle');
-    }
+    const { body } = toScheduleUpdate(form);
+    if (body) void save.run(body);
   };
+  // What is wrong now, while typing; the server's word on a field while it holds what was sent.
+  const live = scheduleProblems(form);
+  const refused = refusalMarks(save.error, { known: ['mode', 'day', 'hour', 'retention_count', 'retention_days'] });
+  const errorOf = (k: ScheduleField) => problemText(live[k]) ?? (sent ? stillSays(refused.marks, sent, k, form[k]) : null);
   const days = weekdayNames(locale());
-  const invalid = (k: ScheduleField) => (bad.has(k) ? 'true' : undefined);
 
   return (
-    <form class="schedule-form" onSubmit={(e) => void save(e)} noValidate aria-busy={state === 'saving'}>
+    <form class="schedule-form" onSubmit={submit} noValidate aria-busy={save.busy}>
       <fieldset class="schedule-modes">
         <legend>{t('backups.schedule.when')}</legend>
         {SCHEDULE_MODES.map((m) => (
@@ -124,101 +135,56 @@ function ScheduleEditor({ schedule, onSaved }: { schedule: BackupScheduleT; onSa
       </fieldset>
       <div class="schedule-fields">
         {form.mode === 'weekly' && (
-          <div class="field">
-            <label for={`${id}-day`}>{t('backups.schedule.day')}</label>
-            <select id={`${id}-day`} value={form.day} onChange={(e) => set('day', e.currentTarget.value)} aria-invalid={invalid('day')}>
-              {days.map((name, i) => (
-                <option key={name} value={String(i)}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label={t('backups.schedule.day')}
+            name="day"
+            value={form.day}
+            onChange={(v) => set('day', v)}
+            error={errorOf('day')}
+            options={days.map((name, i) => ({ value: String(i), label: name }))}
+          />
         )}
         {form.mode !== 'off' && (
-          <div class="field">
-            <label for={`${id}-hour`}>{t('backups.schedule.hour')}</label>
-            <select
-              id={`${id}-hour`}
-              value={form.hour}
-              onChange={(e) => set('hour', e.currentTarget.value)}
-              aria-invalid={invalid('hour')}
-              aria-describedby={`${id}-hour-hint`}
-            >
-              {HOURS.map((h) => (
-                <option key={h} value={String(h)}>
-                  {hourText(h)}
-                </option>
-              ))}
-            </select>
-            <p class="hint" id={`${id}-hour-hint`}>
-              {t('backups.schedule.hour_hint')}
-            </p>
-          </div>
+          <SelectField
+            label={t('backups.schedule.hour')}
+            name="hour"
+            value={form.hour}
+            onChange={(v) => set('hour', v)}
+            error={errorOf('hour')}
+            hint={t('backups.schedule.hour_hint')}
+            options={HOURS.map((h) => ({ value: String(h), label: hourText(h) }))}
+          />
         )}
-        <NumberField
-          id={`${id}-count`}
+        <TextField
           label={t('backups.schedule.count')}
+          name="retention_count"
           hint={t('backups.schedule.count_hint')}
+          inputMode="numeric"
+          narrow
           value={form.retention_count}
-          invalid={invalid('retention_count')}
+          error={errorOf('retention_count')}
           onInput={(v) => set('retention_count', v)}
         />
-        <NumberField
-          id={`${id}-days`}
+        <TextField
           label={t('backups.schedule.days')}
+          name="retention_days"
           hint={t('backups.schedule.days_hint')}
+          inputMode="numeric"
+          narrow
           value={form.retention_days}
-          invalid={invalid('retention_days')}
+          error={errorOf('retention_days')}
           onInput={(v) => set('retention_days', v)}
         />
       </div>
-      {bad.size > 0 && !error && (
-        <p class="error" role="alert">
-          {t('backups.schedule.invalid')}
-        </p>
-      )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={refused.rest} onDismiss={save.reset} />
       <div class="schedule-save">
-        <button type="submit" class="btn btn-primary" aria-disabled={state === 'saving'}>
-          {state === 'saving' ? t('backups.schedule.saving') : t('backups.schedule.save')}
+        <button type="submit" class="btn btn-primary" aria-disabled={save.busy}>
+          {save.busy ? t('backups.schedule.saving') : t('backups.schedule.save')}
         </button>
         <p role="status" class="schedule-saved">
-          {state === 'saved' ? t('backups.schedule.saved') : ''}
+          {save.result && !dirty ? t('backups.schedule.saved') : ''}
         </p>
       </div>
     </form>
-  );
-}
-
-interface NumberProps {
-  id: string;
-  label: string;
-  hint: string;
-  value: string;
-  invalid: 'true' | undefined;
-  onInput: (v: string) => void;
-}
-
-/** Text with a numeric keyboard, so any input reaches the check and is named when it is wrong. */
-function NumberField({ id, label, hint, value, invalid, onInput }: NumberProps) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <input
-        id={id}
-        type="text"
-        inputMode="numeric"
-        class="narrow"
-        value={value}
-        onInput={(e) => onInput(e.currentTarget.value)}
-        autocomplete="off"
-        aria-invalid={invalid}
-        aria-describedby={`${id}-hint`}
-      />
-      <p class="hint" id={`${id}-hint`}>
-        {hint}
-      </p>
-    </div>
   );
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hourText, toScheduleForm, toScheduleUpdate, weekdayNames } from './schedule-model.ts';
+import { hourText, scheduleProblems, toScheduleForm, toScheduleUpdate, weekdayNames } from './schedule-model.ts';
 
 const saved = { mode: 'weekly', day: 0, hour: 3, retention_count: 7, retention_days: 30, next_run: '2026-11-29T03:00:00Z' } as const;
 
@@ -23,4 +23,14 @@ test('hours read like a clock and weekdays start on Sunday', () => {
   assert.equal(hourText(23), '23:00');
   assert.deepEqual(weekdayNames('en-GB').slice(0, 2), ['Sunday', 'Monday']);
   assert.equal(weekdayNames('nl-NL')[6], 'zaterdag');
+});
+
+test('each field says what is wrong with it while typing: empty, not a whole number, or out of its limits', () => {
+  const form = { ...toScheduleForm(saved), hour: '', retention_count: '1.5', retention_days: '4000' };
+  assert.deepEqual(scheduleProblems(form), {
+    hour: { kind: 'required' },
+    retention_count: { kind: 'whole' },
+    retention_days: { kind: 'range', min: 0, max: 3650 },
+  });
+  assert.deepEqual(scheduleProblems(toScheduleForm(saved)), {});
 });

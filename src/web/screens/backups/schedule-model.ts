@@ -41,6 +41,23 @@ export function toScheduleUpdate(f: ScheduleForm): { body: BackupScheduleUpdateT
   return { body: { mode: f.mode, ...nums }, bad: [] };
 }
 
+/** Why a field as typed cannot be sent: empty, not a whole number, or outside its limits. */
+export type ScheduleProblem = { kind: 'required' } | { kind: 'whole' } | { kind: 'range'; min: number; max: number };
+
+/** What is wrong with each field as typed (the server checks the same); the form says it in the user's language. */
+export function scheduleProblems(f: ScheduleForm): Partial<Record<ScheduleField, ScheduleProblem>> {
+  const out: Partial<Record<ScheduleField, ScheduleProblem>> = {};
+  for (const k of Object.keys(LIMITS) as ScheduleField[]) {
+    const text = f[k].trim();
+    const [min, max] = LIMITS[k];
+    const n = Number(text);
+    if (text === '') out[k] = { kind: 'required' };
+    else if (!/^\d+$/.test(text)) out[k] = { kind: 'whole' };
+    else if (n < min || n > max) out[k] = { kind: 'range', min, max };
+  }
+  return out;
+}
+
 /** `03:00`: the hour of the day as a clock shows it. */
 export const hourText = (hour: number): string => `${String(hour).padStart(2, '0')}:00`;
 

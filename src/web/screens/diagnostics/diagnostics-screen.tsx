@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { copyText } from '../../components/copy-text.ts';
 import { EngineRestart } from '../../components/engine-restart.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
 import { findingText } from './doctor-text.ts';
@@ -12,16 +13,10 @@ const ICON: Record<DoctorCheckT['status'], string> = { ok: '✓', warn: '!', err
 /** Kade's own diagnosis for admins (GET /api/doctor): every check, its status and the command that fixes it. */
 export function DiagnosticsScreen() {
   const [report, setReport] = useState<DoctorReportT | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = useCallback(() => {
-    setBusy(true);
-    setError(null);
-    fetchDoctor()
-      .then(setReport, setError)
-      .finally(() => setBusy(false));
-  }, []);
-  useEffect(run, [run]);
+  const check = useAction(async () => setReport(await fetchDoctor()));
+  const { busy, error } = check;
+  const run = () => void check.run();
+  useEffect(run, []);
 
   const errors = report?.checks.filter((c) => c.status === 'error').length ?? 0;
   const warnings = report?.checks.filter((c) => c.status === 'warn').length ?? 0;

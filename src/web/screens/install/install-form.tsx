@@ -7,7 +7,8 @@ import { AlertBox, ErrorMessage, errorText } from '../../components/error-messag
 import { PowersWarning } from '../../components/powers-warning.tsx';
 import type { Instance } from '../../forms/connect-field.tsx';
 import { useInstances } from '../../forms/connect-instances.ts';
-import { issueText } from '../../forms/field-problem.ts';
+import { nameProblem } from '../../forms/field-messages.ts';
+import { issueText, refusedFieldText } from '../../forms/field-problem.ts';
 import {
   advancedCount,
   allFields,
@@ -26,8 +27,10 @@ import {
   toggleId,
 } from '../../forms/install-model.ts';
 import { TemplateField } from '../../forms/template-field.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { getLang, t } from '../../i18n.ts';
 import { type AppSchemaT, installApp } from './install-api.ts';
+import { type InstallChecks, UnplacedFolders, useInstallChecks } from './install-checks.tsx';
 import { NameField } from './name-field.tsx';
 import { ReviewStep } from './review-step.tsx';
 import { stepKey, stepTitle } from './step-title.ts';
@@ -59,7 +62,6 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const [nameError, setNameError] = useState<string | null>(null);
   const [missing, setMissing] = useState<string[]>([]);
   const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
 
@@ -75,6 +77,15 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     return f ? textIn(f.label, getLang()) : fid;
   };
   const instances = useInstances(stacks, template);
+  const checks = useInstallChecks(schema.repo, schema.app, name, requestValues(template, values));
+  /** What stops the user at a step's fields beyond their rules: a port in use, a host folder not allowed. */
+  const blockedIn = (s: Step) =>
+    s.kind === 'review' || (s.kind === 'group' && !groupEnabled(s.group, values))
+      ? []
+      : s.fields.flatMap((f) => {
+          const why = checks.blocking(f.id);
+          return why ? [{ id: f.id, why }] : [];
+        });
 
   // The heading of a new step takes the focus, so a keyboard or screen-reader user starts at its top.
   // After a jump to a refused field, that field takes it instead.
@@ -114,12 +125,18 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   /** Marks the refused fields of the given steps (the shared rules) and a bad or taken name; true when there are none. */
   const checkSteps = (which: Step[]): boolean => {
     const refused = which.flatMap((s) => problemsIn(s, values));
+    const blocked = which.flatMap(blockedIn);
     const badName = which.some((s) => s.kind === 'main') && liveNameProblem !== null;
     setNameError(badName ? liveNameProblem : null);
-    if (refused.length === 0 && !badName) return true;
-    setErrors((old) => ({ ...old, ...Object.fromEntries(refused.map((r) => [r.field.id, issueText(r.issue)])) }));
+    if (refused.length === 0 && blocked.length === 0 && !badName) return true;
+    setErrors((old) => ({
+      ...old,
+      ...Object.fromEntries(blocked.map((b) => [b.id, b.why])),
+      ...Object.fromEntries(refused.map((r) => [r.field.id, issueText(r.issue)])),
+    }));
     setMissing(refused.filter((r) => r.issue.code === 'required').map((r) => r.field.id));
-    const first = steps.findIndex((s) => which.includes(s) && (problemsIn(s, values).length > 0 || (s.kind === 'main' && badName)));
+    const stops = (s: Step) => problemsIn(s, values).length > 0 || blockedIn(s).length > 0 || (s.kind === 'main' && badName);
+    const first = steps.findIndex((s) => which.includes(s) && stops(s));
     const target = steps[first];
     if (target && stepKey(target) !== current) jumpTo(stepKey(target));
     else focusFirstInvalid();
@@ -141,18 +158,26 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     if (following) go(stepKey(following));
   };
 
-  const submit = async () => {
-    if (!checkSteps(steps)) return;
-    setBusy(true);
+  // A refusal is laid out by showRefusal (marks, the step that shows them), so the action keeps no error of its own.
+  const install = useAction(async () => {
     setFailure(null);
     try {
-      const job = await installApp({ repo: schema.repo, app: schema.app, name, values: requestValues(template, values) });
+      const confirm = checks.confirmed();
+      const job = await installApp({
+        repo: schema.repo,
+        app: schema.app,
+        name,
+        values: requestValues(template, values),
+        ...(confirm.length > 0 ? { confirm_outside_paths: confirm } : {}),
+      });
       onStarted(job, name);
     } catch (e) {
       showRefusal(e);
-    } finally {
-      setBusy(false);
     }
+  });
+  const { busy } = install;
+  const submit = () => {
+    if (checkSteps(steps)) void install.run();
   };
 
   /** The server is the authority: mark what it named and go to the first step that shows it. */
@@ -160,15 +185,15 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     if (!(e instanceof ApiError)) return setFailure(e);
     if (e.code === 'invalid_name' || e.code === 'name_taken' || e.fields.includes('name')) {
       // Said once, at the name field, which takes the focus.
-      setNameError(errorText(e));
+      setNameError((e.code === 'invalid_name' ? nameProblem('app', name) : null) ?? errorText(e));
       if (current === 'main') focusFirstInvalid();
       else jumpTo('main');
       return;
     }
     const named = e.fields.filter((f) => f !== 'name');
     if (named.length === 0) return setFailure(e);
-    const message = e.code === 'required_fields' ? t('install.required_field') : e.detail || errorText(e);
-    setErrors(Object.fromEntries(named.map((f) => [f, message])));
+    const fieldOf = (fid: string) => allFields(template).find((x) => x.id === fid);
+    setErrors(Object.fromEntries(named.map((f) => [f, refusedFieldText(e, fieldOf(f), values[f])])));
     if (e.code === 'required_fields') setMissing(named);
     else setFailure(e);
     // A field behind the advanced switch is shown, so it can be filled in.
@@ -185,7 +210,7 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const onSubmit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    if (step?.kind === 'review') void submit();
+    if (step?.kind === 'review') submit();
     else next();
   };
 
@@ -265,10 +290,11 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
         <ErrorMessage error={failure} />
         {step?.kind === 'main' && <NameField value={name} onInput={renameTo} error={nameError} live={name === '' ? null : liveNameProblem} />}
         {step && step.kind !== 'review' && (step.kind === 'main' || groupEnabled(step.group, values)) && (
-          <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} fill={fill} />
+          <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} fill={fill} checks={checks} />
         )}
         {step?.kind === 'group' && !groupEnabled(step.group, values) && <p class="muted install-off">{t('install.group_off')}</p>}
         {step?.kind === 'review' && <PowersWarning repo={schema.repo} app={schema.app} values={requestValues(template, values)} />}
+        {step?.kind === 'review' && <UnplacedFolders checks={checks} />}
         {step?.kind === 'review' && <ReviewStep name={name} steps={steps} values={values} onEdit={go} fill={fill} />}
         {step?.kind === 'review' && liveNameProblem && (
           <p class="field-error install-blocked" id={`${id}-blocked`}>
@@ -311,6 +337,7 @@ function Fields(p: {
   onChange: (id: string, v: FieldValue) => void;
   instances: (app: string) => Instance[];
   fill: (text: string) => string;
+  checks: InstallChecks;
 }) {
   if (p.fields.length === 0) return null;
   return (
@@ -321,9 +348,11 @@ function Fields(p: {
           field={f}
           value={p.values[f.id]}
           onChange={(v) => p.onChange(f.id, v)}
-          error={p.errors[f.id] ?? null}
+          error={p.errors[f.id] ?? p.checks.live(f.id)}
           instances={p.instances}
           fill={p.fill}
+          footer={p.checks.footer(f)}
+          onPortCheck={p.checks.onPortCheck(f.id)}
         />
       ))}
     </div>

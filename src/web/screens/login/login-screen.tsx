@@ -2,8 +2,10 @@ import { useState } from 'preact/hooks';
 import { type LoginAnswerT, login } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
-import { CurrentPasswordField } from '../../components/password-fields.tsx';
+import { TextField } from '../../forms/field.tsx';
+import { refusalMarks } from '../../forms/field-messages.ts';
+import { CurrentPasswordField } from '../../forms/password-fields.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { type MessageKey, t } from '../../i18n.ts';
 
 interface Props {
@@ -15,24 +17,20 @@ interface Props {
 export function LoginScreen({ onDone, notice }: Props) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  const submit = async (e: Event) => {
+  const signIn = useAction(async () => onDone(await login(username.trim(), password)));
+  const { busy, error } = signIn;
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
-    setError(null);
-    setBusy(true);
-    try {
-      onDone(await login(username.trim(), password));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void signIn.run();
   };
 
-  const bad = errorFields(error);
+  // A field left empty or a name that cannot be one is said at the field; a wrong password in the box, naming both.
+  const refused = refusalMarks(error, {
+    known: ['username', 'password'],
+    local: (f) => ((f === 'username' ? username.trim() : password) === '' ? t('field.required') : null),
+    name: { field: 'username', kind: 'user', value: username.trim() },
+  });
+  const bad = errorFields(refused.rest);
   return (
     <AuthLayout title={t('login.title')}>
       {notice && !error && (
@@ -40,13 +38,15 @@ export function LoginScreen({ onDone, notice }: Props) {
           {t(notice)}
         </p>
       )}
-      <form onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
-        <Field
+      <form onSubmit={submit} aria-busy={busy} noValidate>
+        <TextField
           label={t('login.username')}
           name="username"
           value={username}
           onInput={setUsername}
           autocomplete="username"
+          required
+          error={refused.marks.username}
           invalid={bad.includes('username')}
           errorId="login-error"
         />
@@ -55,10 +55,11 @@ export function LoginScreen({ onDone, notice }: Props) {
           name="password"
           value={password}
           onInput={setPassword}
+          error={refused.marks.password}
           invalid={bad.includes('password')}
           errorId="login-error"
         />
-        <ErrorMessage error={error} id="login-error" />
+        <ErrorMessage error={refused.rest} id="login-error" />
         <button type="submit" class="btn btn-primary btn-block">
           {busy ? t('login.busy') : t('login.submit')}
         </button>

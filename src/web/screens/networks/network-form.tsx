@@ -1,9 +1,11 @@
 import { useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
 import { problemText } from '../../components/network-problems.ts';
 import type { HostNetworkT, NetworkProblemT } from '../../components/networks-api.ts';
+import { TextField } from '../../forms/field.tsx';
+import { nameProblem, refusalMarks, stillSays } from '../../forms/field-messages.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { HostNetworkBox } from './host-network.tsx';
 import { createNetwork, type NetworkCreatedT, type NetworkPlan } from './networks-api.ts';
@@ -11,6 +13,8 @@ import { RangeHelper } from './range-helper.tsx';
 import { ReviewPanel, shownReview, useReview } from './review-panel.tsx';
 
 interface Props {
+  /** The names of the networks there are: a new one cannot take them. */
+  taken: readonly string[];
   host: HostNetworkT | null;
   hostError: string | null;
   /** False until the list (and with it the host's network) has been read. */
@@ -39,14 +43,13 @@ function Refusal({ error, id }: { error: unknown; id: string }) {
 }
 
 /** A new shared network: the host's own network to start from, the fields with the live review, the range helper. */
-export function NetworkForm({ host, hostError, loaded, onCreated, created }: Props) {
+export function NetworkForm({ taken, host, hostError, loaded, onCreated, created }: Props) {
   const ids = { title: useId(), review: useId(), error: useId() };
   const form = useRef<HTMLFormElement>(null);
   const [name, setName] = useState('');
   const [plan, setPlan] = useState<NetworkPlan>(EMPTY);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [nameMissing, setNameMissing] = useState(false);
+  const [sentName, setSentName] = useState('');
   // Bumped on every create, so the range helper starts empty for the next network.
   const [round, setRound] = useState(0);
   const review = useReview(plan);
@@ -54,11 +57,23 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
   const blocked = shown !== null && shown.errors.length > 0;
   const set = (key: keyof NetworkPlan) => (value: string) => setPlan((old) => ({ ...old, [key]: value }));
 
-  const submit = async (e: Event) => {
+  const typed = name.trim();
+  const nameSays = nameProblem('network', typed, taken);
+  const create = useAction(async () => {
+    setSentName(typed);
+    const answer = await createNetwork(typed, plan);
+    setName('');
+    setPlan(EMPTY);
+    setRound((r) => r + 1);
+    onCreated(answer);
+  });
+  const { busy } = create;
+
+  const submit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    if (name.trim() === '') {
-      setNameMissing(true);
+    if (typed === '' || nameSays) {
+      setNameMissing(typed === '');
       form.current?.querySelector<HTMLInputElement>('[name="name"]')?.focus();
       return;
     }
@@ -66,24 +81,15 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
       document.getElementById(ids.review)?.scrollIntoView({ block: 'nearest' });
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await createNetwork(name.trim(), plan);
-      setName('');
-      setPlan(EMPTY);
-      setRound((r) => r + 1);
-      onCreated(answer);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void create.run();
   };
 
+  // A refused name is said at the name field (with the rule of network names); the rest in the box.
+  const refused = refusalMarks(create.error, { known: ['name'], name: { field: 'name', kind: 'network', value: sentName } });
+  const error = refused.rest;
   const bad = errorFields(error);
   const field = (key: keyof NetworkPlan, hint: string) => (
-    <Field
+    <TextField
       label={t(`networks.field.${key}`)}
       name={key}
       value={plan[key]}
@@ -106,7 +112,7 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
         onUse={(h) => setPlan({ subnet: h.subnet, gateway: h.gateway ?? '', range: h.suggested_range ?? '', interface: h.interface })}
       />
       <div class="net-form-fields">
-        <Field
+        <TextField
           label={t('networks.field.name')}
           name="name"
           value={name}
@@ -115,9 +121,9 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
             setNameMissing(false);
           }}
           autocomplete="off"
-          hint={nameMissing ? t('networks.name_missing') : t('networks.name_hint')}
-          invalid={nameMissing || bad.includes('name')}
-          errorId={ids.error}
+          required
+          hint={t('networks.name_hint')}
+          error={nameSays ?? (nameMissing ? t('networks.name_missing') : stillSays(refused.marks, { name: sentName }, 'name', typed))}
         />
         {field('subnet', t('networks.subnet_hint'))}
         {field('gateway', t('networks.gateway_hint'))}
@@ -128,7 +134,7 @@ export function NetworkForm({ host, hostError, loaded, onCreated, created }: Pro
       <ReviewPanel state={review} id={ids.review} />
       <RangeHelper key={round} onUse={set('range')} />
       <div role="status" class="net-form-status">
-        {created && !error && (
+        {created && !create.error && (
           <div class="notice">
             <p>{t('networks.created', { name: created.name })}</p>
             {created.warnings.length > 0 && (

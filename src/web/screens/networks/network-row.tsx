@@ -3,6 +3,7 @@ import { ApiError } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { IpAddressField, useIpCheck } from '../../components/ip-check.tsx';
 import type { NetworkViewT } from '../../components/networks-api.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { deleteNetwork, takeOverNetwork } from './networks-api.ts';
@@ -26,8 +27,6 @@ const appHref = (stack: string) => `/apps/${encodeURIComponent(stack)}`;
 export function NetworkRow({ network: n, rights, onChanged }: Props) {
   const heading = useId();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const deleteButton = useRef<HTMLButtonElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
   const mine = n.kind !== 'engine';
@@ -36,27 +35,23 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
     if (confirming) cancelButton.current?.focus();
   }, [confirming]);
 
-  const act = async (work: () => Promise<void>) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+  const action = useAction(async (work: () => Promise<void>) => {
     try {
       await work();
     } catch (err) {
-      setError(err);
       setConfirming(false);
       deleteButton.current?.focus();
-    } finally {
-      setBusy(false);
+      throw err;
     }
-  };
+  });
+  const { busy, error } = action;
   const remove = () =>
-    act(async () => {
+    action.run(async () => {
       await deleteNetwork(n.name);
       onChanged({ kind: 'deleted', name: n.name });
     });
   const takeOver = () =>
-    act(async () => {
+    action.run(async () => {
       await takeOverNetwork(n.name);
       onChanged({ kind: 'taken_over', name: n.name });
     });
@@ -80,7 +75,7 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
                 aria-expanded={confirming}
                 aria-label={t('networks.delete_label', { name: n.name })}
                 onClick={() => {
-                  setError(null);
+                  action.reset();
                   setConfirming(!confirming);
                 }}
               >
@@ -119,7 +114,7 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
           </div>
         </fieldset>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={action.reset} />
       <InUse error={error} n={n} />
       {rights.check && n.subnet && <AddressCheck network={n.name} />}
     </li>

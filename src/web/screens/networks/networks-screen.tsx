@@ -67,6 +67,7 @@ export function NetworksScreen({ user }: { user: UserT }) {
       )}
       {rights.manage && (
         <NetworkForm
+          taken={list?.networks.map((n) => n.name) ?? []}
           host={list?.host ?? null}
           hostError={list?.host_error ?? null}
           loaded={list !== null}

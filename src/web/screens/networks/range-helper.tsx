@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { errorText } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
+import { TextField } from '../../forms/field.tsx';
 import { t } from '../../i18n.ts';
 import { type RangeBlocksT, rangeBlocks } from './networks-api.ts';
 
@@ -45,8 +45,8 @@ export function RangeHelper({ onUse }: { onUse: (cidr: string) => void }) {
       <summary>{t('networks.range_title')}</summary>
       <p class="hint">{t('networks.range_intro')}</p>
       <div class="net-range-fields">
-        <Field label={t('networks.range_from')} name="range_from" value={from} onInput={setFrom} autocomplete="off" required={false} />
-        <Field label={t('networks.range_to')} name="range_to" value={to} onInput={setTo} autocomplete="off" required={false} />
+        <TextField label={t('networks.range_from')} name="range_from" value={from} onInput={setFrom} />
+        <TextField label={t('networks.range_to')} name="range_to" value={to} onInput={setTo} />
       </div>
       <div role="status" id={`${id}-blocks`} class="net-range-result">
         {state.kind === 'checking' && <p class="muted">{t('networks.range_checking')}</p>}

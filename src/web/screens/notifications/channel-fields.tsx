@@ -1,12 +1,14 @@
+import type { ComponentChildren } from 'preact';
+import { SelectField, TextField } from '../../forms/field.tsx';
+import { StoredSecretField } from '../../forms/secret-field.tsx';
 import { t } from '../../i18n.ts';
-import { FieldGrid, SecretField, SelectField, TextField } from './inputs.tsx';
 import type { SmtpSecurity, WebhookFormat } from './notifications-api.ts';
 import { type ChannelDraft, FORMATS, SECURITIES, type SmtpDraft, withSecurity } from './notifications-model.ts';
 
 export interface FieldsProps {
   channel: ChannelDraft;
   onChange: (patch: Partial<ChannelDraft>) => void;
-  /** What the server said about a field of this channel (`url`, `smtp.host`), or null. */
+  /** What is wrong with a field of this channel (`url`, `smtp.host`): the shared rules while typing, or the server's word; null when nothing. */
   problem: (field: string) => string | null;
 }
 
@@ -21,7 +23,7 @@ export function ChannelFields(p: FieldsProps) {
         hint={t('notify.field.name_hint')}
         value={c.name}
         onInput={(name) => p.onChange({ name })}
-        problem={p.problem('name')}
+        error={p.problem('name')}
       />
       {c.kind === 'email' ? <SmtpFields {...p} /> : <UrlFields {...p} kind={c.kind} />}
     </FieldGrid>
@@ -38,7 +40,7 @@ function UrlFields({ channel: c, onChange, problem, kind }: FieldsProps & { kind
         hint={t(`notify.field.url_hint.${kind}`)}
         value={c.url}
         onInput={(url) => onChange({ url })}
-        problem={problem('url')}
+        error={problem('url')}
       />
       {kind === 'webhook' && (
         <SelectField
@@ -48,17 +50,17 @@ function UrlFields({ channel: c, onChange, problem, kind }: FieldsProps & { kind
           onChange={(v) => onChange({ format: v as WebhookFormat })}
           options={FORMATS.map((f) => ({ value: f, label: t(`notify.format.${f}`) }))}
           hint={t(`notify.format_hint.${c.format}`)}
-          problem={problem('format')}
+          error={problem('format')}
         />
       )}
-      <SecretField
+      <StoredSecretField
         label={t('notify.field.token')}
         name="token"
         hint={t(`notify.field.token_hint.${kind}`)}
         stored={c.hasToken}
         value={c.token}
         onInput={(token) => onChange({ token })}
-        problem={problem('token')}
+        error={problem('token')}
       />
     </>
   );
@@ -69,14 +71,14 @@ function SmtpFields({ channel: c, onChange, problem }: FieldsProps) {
   const set = (patch: Partial<SmtpDraft>) => onChange({ smtp: { ...s, ...patch } });
   return (
     <>
-      <TextField label={t('notify.field.smtp_host')} name="smtp.host" value={s.host} onInput={(host) => set({ host })} problem={problem('smtp.host')} />
+      <TextField label={t('notify.field.smtp_host')} name="smtp.host" value={s.host} onInput={(host) => set({ host })} error={problem('smtp.host')} />
       <SelectField
         label={t('notify.field.smtp_security')}
         name="smtp.security"
         value={s.security}
         onChange={(v) => onChange({ smtp: withSecurity(s, v as SmtpSecurity) })}
         options={SECURITIES.map((x) => ({ value: x, label: t(`notify.security.${x}`) }))}
-        problem={problem('smtp.security')}
+        error={problem('smtp.security')}
       />
       <TextField
         label={t('notify.field.smtp_port')}
@@ -84,7 +86,7 @@ function SmtpFields({ channel: c, onChange, problem }: FieldsProps) {
         inputMode="numeric"
         value={s.port}
         onInput={(port) => set({ port })}
-        problem={problem('smtp.port')}
+        error={problem('smtp.port')}
       />
       <TextField
         label={t('notify.field.smtp_username')}
@@ -92,15 +94,15 @@ function SmtpFields({ channel: c, onChange, problem }: FieldsProps) {
         hint={t('notify.field.smtp_username_hint')}
         value={s.username}
         onInput={(username) => set({ username })}
-        problem={problem('smtp.username')}
+        error={problem('smtp.username')}
       />
-      <SecretField
+      <StoredSecretField
         label={t('notify.field.smtp_password')}
         name="smtp.password"
         stored={s.hasPassword}
         value={s.password}
         onInput={(password) => set({ password })}
-        problem={problem('smtp.password')}
+        error={problem('smtp.password')}
       />
       <TextField
         label={t('notify.field.smtp_from')}
@@ -108,7 +110,7 @@ function SmtpFields({ channel: c, onChange, problem }: FieldsProps) {
         inputMode="email"
         value={s.from}
         onInput={(from) => set({ from })}
-        problem={problem('smtp.from')}
+        error={problem('smtp.from')}
       />
       <TextField
         label={t('notify.field.smtp_to')}
@@ -117,8 +119,13 @@ function SmtpFields({ channel: c, onChange, problem }: FieldsProps) {
         hint={t('notify.field.smtp_to_hint')}
         value={s.to}
         onInput={(to) => set({ to })}
-        problem={problem('smtp.to')}
+        error={problem('smtp.to')}
       />
     </>
   );
+}
+
+/** A group of fields in as many columns as fit. */
+function FieldGrid({ children }: { children: ComponentChildren }) {
+  return <div class="nfy-fields">{children}</div>;
 }

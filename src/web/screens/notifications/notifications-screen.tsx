@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import { ErrorMessage, errorText } from '../../components/error-message.tsx';
-import { type MessageKey, t } from '../../i18n.ts';
+import { messagesByField, type SchemaIssue, valueAt } from '../../forms/field-messages.ts';
+import { useSchemaIssues } from '../../forms/use-schema-issues.ts';
+import { t } from '../../i18n.ts';
 import { ChannelCard } from './channel-card.tsx';
 import {
   getNotifications,
@@ -44,25 +46,24 @@ function toRefusal(error: unknown, sent: NotificationsUpdateT): Refusal {
   return { error, byChannel, other };
 }
 
-/** The reasons the shared schema gives (src/shared/notifications.ts), in the user's language; others stay as the server said them. */
-const REASONS: Record<string, MessageKey> = {
-  required: 'notify.reason.required',
-  'required for an e-mail channel': 'notify.reason.required',
-  'an http:// or https:// address': 'notify.reason.http_url',
-  'an e-mail address': 'notify.reason.email',
-  'one or more e-mail addresses, separated by commas': 'notify.reason.emails',
-};
+/** Kade's own sentence for a channel's field where the schema's general one says too little. */
+function ownSentence(path: string, value: unknown): string | null {
+  const empty = typeof value !== 'string' || value.trim() === '';
+  if (path.endsWith('.url')) return empty ? t('field.required') : t('check.http_url');
+  if (path.endsWith('.smtp.port')) return t('field.port', { min: 1, max: 65535 });
+  if (path.endsWith('.smtp.from')) return empty ? t('field.required') : t('field.email');
+  if (path.endsWith('.smtp.to')) return empty ? t('field.required') : t('check.emails');
+  return null;
+}
 
-/** The words under a field the server named: its own reason when the detail is about this field. */
-function fieldProblem(error: unknown, paths: string[]): string {
-  if (error instanceof ApiError && error.code === 'validation') {
-    const about = paths.find((p) => error.detail.startsWith(`${p}: `));
-    if (!about) return t('notify.field_refused');
-    const reason = error.detail.slice(about.length + 2);
-    const key = REASONS[reason];
-    return t('notify.field_refused_detail', { detail: key ? t(key) : reason });
-  }
-  return errorText(error);
+/**
+ * What is wrong with each field of the body (`channels.0.url`), in Kade's words. An empty field is only said to be
+ * required once the user tried to save or test (`tried`); `all` says it anyway (for a refusal that names it).
+ */
+function liveMessages(body: NotificationsUpdateT, issues: readonly SchemaIssue[], tried: boolean): Record<string, string> {
+  const all = messagesByField(issues, (path) => ownSentence(path, valueAt(body, path)));
+  if (tried) return all;
+  return Object.fromEntries(Object.entries(all).filter(([path]) => String(valueAt(body, path) ?? '').trim() !== ''));
 }
 
 /** Where messages go: the channels with their test and history, and which kinds each receives. Admins only. */
@@ -75,6 +76,10 @@ export function NotificationsScreen() {
   const [results, setResults] = useState<Map<string, TestResultT>>(new Map());
   const [dirty, setDirty] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
+  // Whether a save or test was tried: from then on an empty required field is said to be one.
+  const [tried, setTried] = useState(false);
+  const body = form ? toUpdate(form) : null;
+  const issues = useSchemaIssues('notifications', body);
 
   const load = (v: NotificationsT) => {
     setView(v);
@@ -103,7 +108,11 @@ export function NotificationsScreen() {
     setDirty(true);
     if (state.kind !== 'busy') setState({ kind: 'idle' });
   };
-  const patch = (id: string, p: Partial<ChannelDraft>) => edit((f) => ({ ...f, channels: f.channels.map((c) => (c.id === id ? { ...c, ...p } : c)) }));
+  const patch = (id: string, p: Partial<ChannelDraft>) => {
+    edit((f) => ({ ...f, channels: f.channels.map((c) => (c.id === id ? { ...c, ...p } : c)) }));
+    // A refusal speaks of what was sent: an edited channel shows its own checks again.
+    setRefusal((r) => (r?.byChannel.has(id) ? { ...r, byChannel: new Map([...r.byChannel].filter(([k]) => k !== id)) } : r));
+  };
   const add = (kind: ChannelDraft['kind']) => {
     const c = newChannel(kind);
     edit((f) => ({ ...f, channels: [...f.channels, c] }));
@@ -111,8 +120,8 @@ export function NotificationsScreen() {
   };
 
   const submit = async (action: 'save' | 'test') => {
-    if (!form || state.kind === 'busy') return;
-    const body = toUpdate(form);
+    if (!form || !body || state.kind === 'busy') return;
+    setTried(true);
     setState({ kind: 'busy', action });
     try {
       if (action === 'save') {
@@ -133,13 +142,18 @@ export function NotificationsScreen() {
 
   const saved = new Set(view?.channels.map((c) => c.id) ?? []);
   const kinds: readonly string[] = view?.kinds.length ? view.kinds : KINDS;
+  const live = body ? liveMessages(body, issues, tried) : {};
+  const everything = body ? liveMessages(body, issues, true) : {};
+  // The server's word on a field it named: Kade's own sentence for what the shared rules find, else the refusal's text.
+  const serverSays = (path: string) =>
+    refusal?.error instanceof ApiError && refusal.error.code === 'validation' ? (everything[path] ?? t('check.invalid')) : errorText(refusal?.error);
   const problemOf = (id: string) => (field: string) => {
+    const index = form?.channels.findIndex((c) => c.id === id) ?? -1;
+    const path = `channels.${index}${field ? `.${field}` : ''}`;
     const named = refusal?.byChannel.get(id);
-    if (!refusal || !named?.fields.includes(field)) return null;
-    const suffix = field ? `.${field}` : '';
-    return fieldProblem(refusal.error, [`channels.${named.index}${suffix}`, `channels[${named.index}]${suffix}`]);
+    return live[path] ?? (named?.fields.includes(field) ? serverSays(`channels.${named.index}${field ? `.${field}` : ''}`) : null);
   };
-  const rulesProblem = refusal?.other.some((f) => f.startsWith('rules')) ? fieldProblem(refusal.error, refusal.other) : null;
+  const rulesProblem = refusal?.other.some((f) => f.startsWith('rules')) ? serverSays(refusal.other[0] ?? 'rules') : null;
   const atFields = refusal !== null && (refusal.byChannel.size > 0 || rulesProblem !== null);
 
   return (

@@ -1,5 +1,4 @@
-import { ApiError } from '../../api.ts';
-import { AlertBox, errorText } from '../../components/error-message.tsx';
+import { AlertBox, errorDetail, errorText } from '../../components/error-message.tsx';
 import { t } from '../../i18n.ts';
 
 export type SaveState =
@@ -50,7 +49,7 @@ export function SaveBar({ state, dirty, atFields, onTest }: { state: SaveState; 
             <p>
               <strong>{t('notify.refused')}</strong> {errorText(state.error)}
             </p>
-            {state.error instanceof ApiError && state.error.detail && <p class="error-detail">{t('error.details', { detail: state.error.detail })}</p>}
+            {errorDetail(state.error) && <p class="error-detail">{t('error.details', { detail: errorDetail(state.error) ?? '' })}</p>}
           </AlertBox>
         )}
       </div>

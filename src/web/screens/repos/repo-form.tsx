@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
+import { TextField } from '../../forms/field.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { addRepo, editRepo, type JobT, type RepoInput, type RepoT } from './repos-api.ts';
 
@@ -25,16 +26,10 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
     token: '',
     pinned: repo?.pinned_commit ?? '',
   });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const ids = { title: useId(), error: useId() };
   const set = (key: keyof typeof v) => (value: string) => setV((old) => ({ ...old, [key]: value }));
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+  const save = useAction(async () => {
     const input: RepoInput = { name: v.name.trim(), branch: v.branch.trim() || 'main', subdirectory: v.subdirectory.trim() };
     // A chosen id is sent as typed, so the server can refuse it rather than rewrite it; empty lets it derive one.
     if (!repo && v.id !== '') input.id = v.id;
@@ -43,20 +38,19 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
     if (v.token) input.token = v.token;
     // Absent means "follow the branch": clearing the field unpins.
     if (v.pinned.trim()) input.pinned_commit = v.pinned.trim();
-    try {
-      const answer = repo ? await editRepo(repo.id, input) : await addRepo(input);
-      if (!repo) setV({ id: '', name: '', url: '', branch: 'main', subdirectory: '', token: '', pinned: '' });
-      onSaved(answer.repo, answer.job);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const answer = repo ? await editRepo(repo.id, input) : await addRepo(input);
+    if (!repo) setV({ id: '', name: '', url: '', branch: 'main', subdirectory: '', token: '', pinned: '' });
+    onSaved(answer.repo, answer.job);
+  });
+  const { busy, error } = save;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void save.run();
   };
 
   const bad = errorFields(error);
   const field = (key: keyof typeof v, name: string, label: string, hint: string, required = false) => (
-    <Field
+    <TextField
       label={label}
       name={name}
       value={v[key]}
@@ -70,7 +64,7 @@ export function RepoForm({ repo, onSaved, onCancel, added }: Props) {
     />
   );
   return (
-    <form class={repo ? 'repo-form' : 'repo-form card'} aria-labelledby={ids.title} onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
+    <form class={repo ? 'repo-form' : 'repo-form card'} aria-labelledby={ids.title} onSubmit={submit} aria-busy={busy} noValidate>
       <h2 id={ids.title}>{repo ? t('repos.edit_title', { name: repo.name }) : t('repos.add_title')}</h2>
       <div class="repo-form-fields">
         {field('name', 'name', t('repos.name'), repo ? t('repos.name_hint_edit', { id: repo.id }) : t('repos.name_hint'), true)}

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { RepoForm } from './repo-form.tsx';
 import { RepoImport, RepoSkipped } from './repo-skipped.tsx';
@@ -32,8 +33,6 @@ type Mode = 'idle' | 'edit' | 'delete';
 /** One template repo: where it comes from, its cache status, and sync, edit and delete as the role allows. */
 export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDeleted }: Props) {
   const [mode, setMode] = useState<Mode>('idle');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const heading = useId();
   const panel = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement | null>(null);
@@ -47,23 +46,20 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
 
   const toggle = (m: Mode, e: { currentTarget: HTMLButtonElement }) => {
     trigger.current = e.currentTarget;
-    setError(null);
+    action.reset();
     setMode(mode === m ? 'idle' : m);
   };
 
-  const act = async (work: () => Promise<void>) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+  const action = useAction(async (work: () => Promise<void>) => {
     try {
       await work();
     } catch (err) {
-      setError(err);
       if (mode === 'delete') setMode('idle');
-    } finally {
-      setBusy(false);
+      throw err;
     }
-  };
+  });
+  const { busy, error } = action;
+  const act = (work: () => Promise<void>) => action.run(work);
   const sync = () => act(async () => onJob(repo.id, await syncRepo(repo.id)));
   const remove = () =>
     act(async () => {
@@ -151,7 +147,7 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
           )}
         </div>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={action.reset} />
       {job && (
         <div class="repo-job">
           <JobProgress key={job.id} job={job} label={t('repos.job_label', { name: repo.name })} onEnd={(j) => onJob(repo.id, j)} />

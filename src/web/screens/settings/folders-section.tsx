@@ -1,9 +1,9 @@
 import type { PathKey } from '../../../shared/settings-keys.ts';
-import { PathField } from '../../components/path-field.tsx';
+import { PathField } from '../../forms/path-field.tsx';
 import { type MessageKey, t } from '../../i18n.ts';
 import { FolderMove } from './folder-move.tsx';
 import type { SectionProps } from './form-bind.ts';
-import { Section } from './inputs.tsx';
+import { Section } from './section.tsx';
 
 const LABELS: Record<PathKey, MessageKey> = {
   BASE_DIR: 'settings.base_dir',
@@ -22,7 +22,7 @@ export function FoldersSection(p: SectionProps & { onMoved: () => void }) {
         label={t(LABELS[k])}
         name={k}
         value={b.value}
-        invalid={b.invalid}
+        error={b.error}
         onInput={k === 'BASE_DIR' ? p.setBase : b.onInput}
         hint={k === 'BASE_DIR' ? t('settings.base_dir_hint') : t('settings.derived_hint')}
         inUse={p.saved.paths_in_use[k]}

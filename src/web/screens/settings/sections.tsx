@@ -1,8 +1,10 @@
-import { PathField } from '../../components/path-field.tsx';
+import { CheckboxField, SelectField, TextAreaField, TextField } from '../../forms/field.tsx';
+import { PathField } from '../../forms/path-field.tsx';
+import { StoredSecretField } from '../../forms/secret-field.tsx';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import type { SectionProps } from './form-bind.ts';
-import { Checkbox, SecretInput, Section, Select, TextArea, TextInput } from './inputs.tsx';
+import { Section } from './section.tsx';
 
 /** Every zone the browser knows, offered while typing; the server checks the choice. */
 function zones(): string[] {
@@ -13,7 +15,7 @@ function zones(): string[] {
 export function TimeSection(p: SectionProps) {
   return (
     <Section id="settings-time" title={t('settings.time')}>
-      <TextInput label={t('settings.timezone')} hint={t('settings.timezone_hint')} list="settings-zones" {...p.text('TIMEZONE')} />
+      <TextField label={t('settings.timezone')} hint={t('settings.timezone_hint')} list="settings-zones" {...p.text('TIMEZONE')} />
       <datalist id="settings-zones">
         {zones().map((z) => (
           <option key={z} value={z} />
@@ -27,8 +29,8 @@ export function TimeSection(p: SectionProps) {
 export function NotifySection(p: SectionProps) {
   return (
     <Section id="settings-notify" title={t('settings.notify')} intro={t('settings.notify_intro')}>
-      <SecretInput label={t('settings.notify_token')} {...p.secret('NOTIFY_TOKEN')} />
-      <SecretInput label={t('settings.notify_email_password')} {...p.secret('NOTIFY_EMAIL_PASSWORD')} />
+      <StoredSecretField label={t('settings.notify_token')} {...p.secret('NOTIFY_TOKEN')} />
+      <StoredSecretField label={t('settings.notify_email_password')} {...p.secret('NOTIFY_EMAIL_PASSWORD')} />
       <p class="settings-more">
         <a href="/notifications" onClick={onLinkClick}>
           {t('settings.notify_link')}
@@ -51,27 +53,27 @@ export function BackupsSection(p: SectionProps) {
   ];
   return (
     <Section id="settings-backups" title={t('settings.backups')} intro={t('settings.backups_intro')}>
-      <Checkbox label={t('settings.backup_appdata')} {...p.flag('BACKUP_APPDATA')} />
-      <Select
+      <CheckboxField label={t('settings.backup_appdata')} {...p.flag('BACKUP_APPDATA')} />
+      <SelectField
         label={t('settings.compression')}
         hint={t('settings.compression_hint')}
         options={kinds}
         name={compression.name}
         value={compression.value}
-        invalid={compression.invalid}
+        error={compression.error}
         onChange={compression.onInput}
       />
       <PathField
         label={t('settings.offsite_dir')}
         name="BACKUP_OFFSITE_DIR"
         value={offsite.value}
-        invalid={offsite.invalid}
+        error={offsite.error}
         onInput={offsite.onInput}
         hint={t('settings.offsite_hint')}
         optional
       />
-      <TextInput label={t('settings.disk_min_free')} hint={t('settings.disk_min_free_hint')} numeric {...p.text('DISK_MIN_FREE_GB')} />
-      <TextInput label={t('settings.disk_warn')} hint={t('settings.disk_warn_hint')} numeric {...p.text('DISK_WARN_PCT')} />
+      <TextField label={t('settings.disk_min_free')} hint={t('settings.disk_min_free_hint')} inputMode="decimal" narrow {...p.text('DISK_MIN_FREE_GB')} />
+      <TextField label={t('settings.disk_warn')} hint={t('settings.disk_warn_hint')} inputMode="decimal" narrow {...p.text('DISK_WARN_PCT')} />
       <p class="settings-more">
         <a href="/backups" onClick={onLinkClick}>
           {t('settings.backups_link')}
@@ -85,8 +87,8 @@ export function BackupsSection(p: SectionProps) {
 export function NetworksSection(p: SectionProps) {
   return (
     <Section id="settings-networks" title={t('settings.networks')} intro={t('settings.networks_intro')}>
-      <TextInput label={t('settings.shared_network')} hint={t('settings.network_hint')} {...p.text('SHARED_NETWORK')} />
-      <TextInput label={t('settings.app_networks')} hint={t('settings.app_networks_hint')} {...p.text('APP_NETWORKS')} />
+      <TextField label={t('settings.shared_network')} hint={t('settings.network_hint')} {...p.text('SHARED_NETWORK')} />
+      <TextField label={t('settings.app_networks')} hint={t('settings.app_networks_hint')} {...p.text('APP_NETWORKS')} />
     </Section>
   );
 }
@@ -100,16 +102,16 @@ export function SecuritySection(p: SectionProps) {
   ];
   return (
     <Section id="settings-security" title={t('settings.security')} intro={t('settings.security_intro')}>
-      <Select
+      <SelectField
         label={t('settings.allow_privileged')}
         hint={t('settings.allow_privileged_hint')}
         options={who}
         name={b.name}
         value={b.value}
-        invalid={b.invalid}
+        error={b.error}
         onChange={b.onInput}
       />
-      <TextArea label={t('settings.allowed_host_dirs')} hint={t('settings.allowed_host_dirs_hint')} {...p.text('ALLOWED_HOST_DIRS')} />
+      <TextAreaField label={t('settings.allowed_host_dirs')} hint={t('settings.allowed_host_dirs_hint')} {...p.text('ALLOWED_HOST_DIRS')} />
     </Section>
   );
 }
@@ -122,13 +124,13 @@ function ChannelSelect(p: SectionProps) {
     { value: 'beta', label: t('settings.channel.beta') },
   ];
   return (
-    <Select
+    <SelectField
       label={t('settings.update_channel')}
       hint={t('settings.update_channel_hint')}
       options={options}
       name={channel.name}
       value={channel.value}
-      invalid={channel.invalid}
+      error={channel.error}
       onChange={channel.onInput}
     />
   );
@@ -137,8 +139,8 @@ function ChannelSelect(p: SectionProps) {
 export function UpdatesSection(p: SectionProps) {
   return (
     <Section id="settings-updates" title={t('settings.updates')}>
-      <Checkbox label={t('settings.update_check')} hint={t('settings.update_check_hint')} {...p.flag('UPDATE_CHECK_ENABLED')} />
-      <Checkbox label={t('settings.auto_sync')} {...p.flag('AUTO_SYNC_ON_BOOT')} />
+      <CheckboxField label={t('settings.update_check')} hint={t('settings.update_check_hint')} {...p.flag('UPDATE_CHECK_ENABLED')} />
+      <CheckboxField label={t('settings.auto_sync')} {...p.flag('AUTO_SYNC_ON_BOOT')} />
       <ChannelSelect {...p} />
     </Section>
   );
@@ -147,9 +149,9 @@ export function UpdatesSection(p: SectionProps) {
 export function RegistrySection(p: SectionProps) {
   return (
     <Section id="settings-registry" title={t('settings.registry')} intro={t('settings.registry_intro')}>
-      <TextInput label={t('settings.registry_url')} hint={t('settings.registry_url_hint')} {...p.text('REGISTRY_URL')} />
-      <TextInput label={t('settings.registry_user')} autocomplete="off" {...p.text('REGISTRY_USER')} />
-      <SecretInput label={t('settings.registry_token')} {...p.secret('REGISTRY_TOKEN')} />
+      <TextField label={t('settings.registry_url')} hint={t('settings.registry_url_hint')} {...p.text('REGISTRY_URL')} />
+      <TextField label={t('settings.registry_user')} autocomplete="off" {...p.text('REGISTRY_USER')} />
+      <StoredSecretField label={t('settings.registry_token')} {...p.secret('REGISTRY_TOKEN')} />
     </Section>
   );
 }

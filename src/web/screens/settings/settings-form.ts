@@ -1,6 +1,8 @@
 import { joinPath, normalisePath } from '../../../shared/paths.ts';
 import type { SettingsT, SettingsUpdateT } from '../../../shared/settings.ts';
 import { DERIVED_FOLDERS, type DerivedPathKey, NUMBER_KEYS, SECRET_KEYS, type SecretKey } from '../../../shared/settings-keys.ts';
+import { messagesByField, nameProblem, type SchemaIssue } from '../../forms/field-messages.ts';
+import { t } from '../../i18n.ts';
 
 /** What the form edits: inputs as typed; secrets as a replacement and a remove mark, never the value. */
 export interface SettingsForm {
@@ -58,11 +60,14 @@ export function withBase(form: SettingsForm, base: string): SettingsForm {
 
 const toNumber = (v: string): number | string => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
 
+/** The shared networks as listed, one name per word. */
+const networksOf = (form: SettingsForm): string[] => form.text.APP_NETWORKS.split(/[\s,]+/).filter(Boolean);
+
 /** The PUT body: every value, and a secret only when it is replaced or removed. */
 export function toUpdate(form: SettingsForm): SettingsUpdateT {
   const body: Record<string, unknown> = { ...form.flags };
   for (const k of TEXT_KEYS) body[k] = NUMBERS.has(k) ? toNumber(form.text[k]) : form.text[k].trim();
-  body.APP_NETWORKS = form.text.APP_NETWORKS.split(/[\s,]+/).filter(Boolean);
+  body.APP_NETWORKS = networksOf(form);
   // One folder per line; a folder name may hold spaces or commas.
   body.ALLOWED_HOST_DIRS = form.text.ALLOWED_HOST_DIRS.split('\n')
     .map((d) => d.trim())
@@ -75,8 +80,25 @@ export function toUpdate(form: SettingsForm): SettingsUpdateT {
   return body as SettingsUpdateT;
 }
 
-/** Checks the body with the server's own schema; the schema (and zod) load on the first save, not with every page. */
-export async function invalidKeys(body: SettingsUpdateT): Promise<string[]> {
-  const { invalidKeysOf } = await import('./settings-validate.ts');
-  return invalidKeysOf(body);
+/** Kade's own sentence for what the server's schema says about a setting, where the general one says too little. */
+function ownSentence(form: SettingsForm, path: string, i: SchemaIssue): string | null {
+  const [key, index] = path.split('.');
+  if (key === 'TIMEZONE') return t('check.timezone');
+  if (key === 'REGISTRY_URL') return t('check.registry_url');
+  if (key === 'SHARED_NETWORK') return nameProblem('network', form.text.SHARED_NETWORK.trim());
+  if (key === 'APP_NETWORKS') {
+    const list = networksOf(form);
+    if (index !== undefined) return nameProblem('network', list[Number(index)] ?? '');
+    const twice = list.find((n, at) => list.indexOf(n) !== at);
+    if (i.code === 'custom' && twice) return t('check.listed_twice', { value: twice });
+  }
+  return null;
+}
+
+/** What is wrong per setting (the first issue of each), in Kade's words; empty when the schema has nothing to say. */
+export function settingsMessages(form: SettingsForm, issues: readonly SchemaIssue[]): Record<string, string> {
+  const byPath = messagesByField(issues, (path, i) => ownSentence(form, path, i));
+  const out: Record<string, string> = {};
+  for (const [path, text] of Object.entries(byPath)) out[path.split('.')[0] ?? path] ??= text;
+  return out;
 }

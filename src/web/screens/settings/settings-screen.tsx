@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { SettingsT } from '../../../shared/settings.ts';
-import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import type { SettingsT, SettingsUpdateT } from '../../../shared/settings.ts';
+import { ApiError } from '../../api.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
 import { SaveResult, type SaveState } from '../../components/save-result.tsx';
 import { getSettings } from '../../components/settings-api.ts';
+import { refusalMarks } from '../../forms/field-messages.ts';
+import { useAction } from '../../forms/use-action.ts';
+import { schemaIssues, useSchemaIssues } from '../../forms/use-schema-issues.ts';
 import { t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
 import { FoldersSection } from './folders-section.tsx';
@@ -10,7 +14,7 @@ import { makeBinders, type SectionProps } from './form-bind.ts';
 import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
 import { SelfUpdatePanel } from './self-update-panel.tsx';
 import { resetWizard, saveSettings } from './settings-api.ts';
-import { invalidKeys, type SettingsForm, toForm, toUpdate, withBase } from './settings-form.ts';
+import { type SettingsForm, settingsMessages, TEXT_KEYS, type TextKey, toForm, toUpdate, withBase } from './settings-form.ts';
 import '../../components/settings-form.css';
 import './settings.css';
 
@@ -24,8 +28,19 @@ export function SettingsScreen() {
   const [saved, setSaved] = useState<SettingsT | null>(null);
   const [form, setForm] = useState<SettingsForm | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
-  const [result, setResult] = useState<SaveState>({ kind: 'idle' });
-  const [bad, setBad] = useState<Set<string>>(new Set());
+  const [other, setOther] = useState<unknown>(null);
+  // The settings the schema refused at the last try, and the form as it was sent last.
+  const [invalid, setInvalid] = useState<string[] | null>(null);
+  const [sent, setSent] = useState<SettingsForm | null>(null);
+  const issues = useSchemaIssues('settings', form ? toUpdate(form) : null);
+  const live = form ? settingsMessages(form, issues) : {};
+
+  const store = useAction(async (body: SettingsUpdateT) => {
+    const s = await saveSettings(body);
+    setSaved(s);
+    setForm(toForm(s));
+    return { restart: pathsPending(s) };
+  });
 
   useEffect(() => {
     getSettings()
@@ -43,35 +58,47 @@ export function SettingsScreen() {
 
   const save = async (e: Event): Promise<void> => {
     e.preventDefault();
-    if (!form || result.kind === 'saving') return;
+    if (!form || store.busy) return;
+    setOther(null);
     const body = toUpdate(form);
-    const keys = await invalidKeys(body);
-    setBad(new Set(keys));
-    if (keys.length > 0) {
-      setResult({ kind: 'invalid', keys });
-      focusResult();
-      return;
-    }
-    setResult({ kind: 'saving' });
-    try {
-      const s = await saveSettings(body);
-      setSaved(s);
-      setForm(toForm(s));
-      setResult({ kind: 'saved', restart: pathsPending(s) });
-    } catch (error) {
-      // The server names fields as paths (APP_NETWORKS.0); the form marks the setting itself.
-      setBad(new Set(errorFields(error).map((f) => f.split('.')[0] ?? f)));
-      setResult({ kind: 'refused', error });
+    const keys = Object.keys(settingsMessages(form, await schemaIssues('settings', body)));
+    setInvalid(keys.length > 0 ? keys : null);
+    if (keys.length === 0) {
+      setSent(form);
+      await store.run(body);
     }
     focusResult();
   };
+
+  // The server's word on a setting (a folder it cannot use, an allowed folder it refuses) stands at that setting
+  // while it holds what was sent; the same refusal's summary stands in the bar.
+  // A folder Kade cannot reach keeps its box: the reason with the `.env` line that fixes it.
+  const unreachable = store.error instanceof ApiError && store.error.code === 'path_unreachable';
+  const refused = unreachable
+    ? { marks: {} as Record<string, string>, rest: store.error }
+    : refusalMarks(store.error, { known: TEXT_KEYS, local: (k) => live[k] ?? null });
+  const errorOf = (k: string): string | null =>
+    live[k] ?? (sent && form && sent.text[k as TextKey] === form.text[k as TextKey] ? (refused.marks[k] ?? null) : null);
+  const result: SaveState = store.busy
+    ? { kind: 'saving' }
+    : invalid
+      ? { kind: 'invalid', keys: invalid }
+      : other
+        ? { kind: 'refused', error: other }
+        : store.error && refused.rest === null
+          ? { kind: 'invalid', keys: Object.keys(refused.marks) }
+          : store.error
+            ? { kind: 'refused', error: store.error }
+            : store.result
+              ? { kind: 'saved', restart: store.result.restart }
+              : { kind: 'idle' };
 
   const rerunWizard = async () => {
     try {
       await resetWizard();
       navigate('/wizard');
     } catch (error) {
-      setResult({ kind: 'refused', error });
+      setOther(error);
     }
   };
 
@@ -94,11 +121,15 @@ export function SettingsScreen() {
           saved={saved}
           form={form}
           setForm={setForm}
-          bad={bad}
+          errorOf={errorOf}
           result={result}
           onSave={save}
           onWizard={() => void rerunWizard()}
-          onEdit={() => setResult({ kind: 'idle' })}
+          onEdit={() => {
+            store.reset();
+            setInvalid(null);
+            setOther(null);
+          }}
           onMoved={() =>
             void getSettings().then((s) => {
               setSaved(s);
@@ -115,7 +146,7 @@ interface BodyProps {
   saved: SettingsT;
   form: SettingsForm;
   setForm: (f: (prev: SettingsForm | null) => SettingsForm | null) => void;
-  bad: Set<string>;
+  errorOf: (key: string) => string | null;
   result: SaveState;
   onSave: (e: Event) => Promise<void>;
   onWizard: () => void;
@@ -124,13 +155,13 @@ interface BodyProps {
   onMoved: () => void;
 }
 
-function SettingsBody({ saved, form, setForm, bad, result, onSave, onWizard, onEdit, onMoved }: BodyProps) {
+function SettingsBody({ saved, form, setForm, errorOf, result, onSave, onWizard, onEdit, onMoved }: BodyProps) {
   const update = (f: (prev: SettingsForm) => SettingsForm) => {
     setForm((prev) => (prev ? f(prev) : prev));
     // The last outcome speaks of what was sent then; an edit makes it stale.
     if (result.kind !== 'saving' && result.kind !== 'idle') onEdit();
   };
-  const props: SectionProps = { form, saved, ...makeBinders(form, saved, bad, update), setBase: (v) => update((f) => withBase(f, v)) };
+  const props: SectionProps = { form, saved, ...makeBinders(form, saved, errorOf, update), setBase: (v) => update((f) => withBase(f, v)) };
   const saving = result.kind === 'saving';
   return (
     <>

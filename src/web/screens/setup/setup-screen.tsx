@@ -2,9 +2,11 @@ import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../shared/passwords.ts';
 import { ApiError, type LoginAnswerT, setupFirstAccount } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
-import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
-import { NewPasswordFields, type PasswordProblem, passwordProblem } from '../../components/password-fields.tsx';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { TextField } from '../../forms/field.tsx';
+import { nameProblem, refusalMarks, stillSays } from '../../forms/field-messages.ts';
+import { NewPasswordFields, passwordMessages, passwordProblem } from '../../forms/password-fields.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 
 interface Props {
@@ -17,42 +19,44 @@ export function SetupScreen({ onDone, onAlreadyDone }: Props) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [local, setLocal] = useState<PasswordProblem | null>(null);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (busy) return;
-    setError(null);
-    const problem = passwordProblem(password, repeat);
-    setLocal(problem);
-    if (problem) return;
-    setBusy(true);
+  // Whether the user tried to go on: from then on the password's problems show, and go as they are fixed.
+  const [tried, setTried] = useState(false);
+  const [sent, setSent] = useState({ username: '', password: '' });
+  const name = username.trim();
+  const create = useAction(async () => {
+    setSent({ username: name, password });
     try {
-      onDone(await setupFirstAccount(username.trim(), password));
+      onDone(await setupFirstAccount(name, password));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'setup_done') return onAlreadyDone();
-      setError(err);
-    } finally {
-      setBusy(false);
+      throw err;
     }
+  });
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setTried(true);
+    if (nameProblem('user', name) || passwordProblem(password, repeat)) return;
+    void create.run();
   };
 
-  const bad = errorFields(error);
+  // A refusal speaks of what was sent; a field edited since shows its own check again.
+  const refused = refusalMarks(create.error, { known: ['username', 'password'], name: { field: 'username', kind: 'user', value: sent.username } });
+  const serverSays = (f: 'username' | 'password', now: string) => stillSays(refused.marks, sent, f, now);
+  const pw = passwordMessages(password, repeat, tried, 'setup.mismatch');
   return (
     <AuthLayout title={t('setup.title')}>
       <p class="intro">{t('setup.intro')}</p>
-      <form onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
-        <Field
+      <form onSubmit={submit} aria-busy={create.busy} noValidate>
+        <TextField
           label={t('setup.username')}
           name="username"
           value={username}
           onInput={setUsername}
           autocomplete="username"
+          required
           hint={t('setup.username_hint')}
-          invalid={bad.includes('username')}
-          errorId="setup-error"
+          error={nameProblem('user', name) ?? (tried && name === '' ? t('field.required') : null) ?? serverSays('username', name)}
         />
         <NewPasswordFields
           label={t('setup.password')}
@@ -63,18 +67,11 @@ export function SetupScreen({ onDone, onAlreadyDone }: Props) {
           repeatLabel={t('setup.repeat')}
           repeat={repeat}
           onRepeat={setRepeat}
-          problem={local}
-          serverInvalid={bad.includes('password')}
-          errorId="setup-error"
+          errors={{ password: pw.password ?? serverSays('password', password), repeat: pw.repeat }}
         />
-        {local && (
-          <div class="error" role="alert" id="setup-error">
-            <p>{local === 'mismatch' ? t('setup.mismatch') : t('setup.too_short', { min: MIN_PASSWORD })}</p>
-          </div>
-        )}
-        {!local && <ErrorMessage error={error} id="setup-error" />}
+        <ErrorMessage error={refused.rest} id="setup-error" />
         <button type="submit" class="btn btn-primary btn-block">
-          {busy ? t('setup.busy') : t('setup.submit')}
+          {create.busy ? t('setup.busy') : t('setup.submit')}
         </button>
       </form>
     </AuthLayout>

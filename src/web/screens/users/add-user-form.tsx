@@ -1,60 +1,72 @@
 import { useId, useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import type { Role } from '../../../shared/roles.ts';
-import { AlertBox, ErrorMessage, errorFields } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
-import { NewPasswordField, passwordProblem } from '../../components/password-fields.tsx';
+import { ErrorMessage } from '../../components/error-message.tsx';
+import { TextField } from '../../forms/field.tsx';
+import { nameProblem, refusalMarks, stillSays } from '../../forms/field-messages.ts';
+import { NewPasswordField, passwordMessages } from '../../forms/password-fields.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { type Notice, noticeText } from './notice.ts';
 import { RoleSelect } from './role-select.tsx';
 import { createUser } from './users-api.ts';
 
+interface Props {
+  /** The names of the accounts there are: a name among them is said to be taken while typing. */
+  taken: readonly string[];
+  onDone: (n: Notice) => void;
+  onStart: () => void;
+  /** The account this form made last, confirmed under the button where the eye is. */
+  added: Notice | null;
+}
+
 /** Name, password and role of a new account; the least powerful role is the default. */
-/** `added`: the account this form made last, confirmed under the button where the eye is. */
-export function AddUserForm({ onDone, onStart, added }: { onDone: (n: Notice) => void; onStart: () => void; added: Notice | null }) {
+export function AddUserForm({ taken, onDone, onStart, added }: Props) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [tooShort, setTooShort] = useState(false);
+  const [tried, setTried] = useState(false);
+  const [sent, setSent] = useState({ name: '', password: '' });
   const roleId = useId();
+  const typed = name.trim();
+  const add = useAction(async () => {
+    setSent({ name: typed, password });
+    const made = await createUser(typed, password, role);
+    setName('');
+    setPassword('');
+    setTried(false);
+    onDone({ kind: 'added', name: made.name, role: made.role });
+  });
 
-  const submit = async (e: Event) => {
+  const nameSays = nameProblem('user', typed, taken) ?? (tried && typed === '' ? t('field.required') : null);
+  const pwSays = passwordMessages(password, password, tried).password;
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
-    setError(null);
+    if (add.busy) return;
+    add.reset();
     onStart();
-    const short = passwordProblem(password) === 'too_short';
-    setTooShort(short);
-    if (short) return;
-    setBusy(true);
-    try {
-      const made = await createUser(name.trim(), password, role);
-      setName('');
-      setPassword('');
-      onDone({ kind: 'added', name: made.name, role: made.role });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    setTried(true);
+    if (typed === '' || nameProblem('user', typed, taken) || passwordMessages(password, password, true).password) return;
+    void add.run();
   };
 
-  const bad = errorFields(error);
+  // A refusal speaks of what was sent; a field edited since shows its own check again.
+  const refused = refusalMarks(add.error, { known: ['name', 'password'], name: { field: 'name', kind: 'user', value: sent.name } });
+  const serverSays = (f: 'name' | 'password', now: string) => stillSays(refused.marks, sent, f, now);
+  const fine = !add.error && nameSays === null && pwSays === null;
   return (
-    <form class="card user-add" aria-labelledby="user-add-title" onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
+    <form class="card user-add" aria-labelledby="user-add-title" onSubmit={submit} aria-busy={add.busy} noValidate>
       <h2 id="user-add-title">{t('users.add_title')}</h2>
       <div class="user-add-fields">
-        <Field
+        <TextField
           label={t('users.name')}
           name="name"
           value={name}
           onInput={setName}
           autocomplete="off"
+          required
           hint={t('users.name_hint')}
-          invalid={bad.includes('name')}
-          errorId="user-add-error"
+          error={nameSays ?? serverSays('name', typed)}
         />
         <NewPasswordField
           label={t('users.password')}
@@ -62,27 +74,20 @@ export function AddUserForm({ onDone, onStart, added }: { onDone: (n: Notice) =>
           value={password}
           onInput={setPassword}
           hint={t('users.password_hint', { min: MIN_PASSWORD_LENGTH })}
-          invalid={tooShort || bad.includes('password')}
-          errorId="user-add-error"
+          error={pwSays ?? serverSays('password', password)}
         />
         <div class="field">
           <label for={roleId}>{t('users.role')}</label>
           <RoleSelect id={roleId} value={role} onChange={setRole} />
         </div>
         <button type="submit" class="btn btn-primary user-add-submit">
-          {busy ? t('users.busy') : t('users.add')}
+          {add.busy ? t('users.busy') : t('users.add')}
         </button>
       </div>
       <div role="status" class="user-add-status">
-        {added && !error && !tooShort && <p class="notice">{noticeText(added)}</p>}
+        {added && fine && <p class="notice">{noticeText(added)}</p>}
       </div>
-      {tooShort ? (
-        <AlertBox id="user-add-error">
-          <p>{t('users.too_short', { min: MIN_PASSWORD_LENGTH })}</p>
-        </AlertBox>
-      ) : (
-        <ErrorMessage error={error} id="user-add-error" />
-      )}
+      <ErrorMessage error={refused.rest} id="user-add-error" />
     </form>
   );
 }

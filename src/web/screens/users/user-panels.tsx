@@ -1,7 +1,6 @@
-import { useId, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
-import { AlertBox } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
+import { NewPasswordField, passwordMessages } from '../../forms/password-fields.tsx';
 import { t } from '../../i18n.ts';
 
 interface PanelProps {
@@ -13,25 +12,22 @@ interface PanelProps {
 /** A new password for someone else's account; the length is checked here first, the server checks again. */
 export function ResetPanel({ name, busy, onCancel, onSubmit }: PanelProps & { onSubmit: (password: string) => void }) {
   const [password, setPassword] = useState('');
-  const [tooShort, setTooShort] = useState(false);
-  const errorId = useId();
+  // After a first try the length is said under the field, and goes once it is long enough.
+  const [tried, setTried] = useState(false);
   const submit = (e: Event) => {
     e.preventDefault();
-    setTooShort(password.length < MIN_PASSWORD_LENGTH);
-    if (password.length >= MIN_PASSWORD_LENGTH) onSubmit(password);
+    setTried(true);
+    if (!passwordMessages(password, password, true).password) onSubmit(password);
   };
   return (
     <form class="user-reset" onSubmit={submit} noValidate>
-      <Field
+      <NewPasswordField
         label={t('users.new_password', { name })}
         name="new-password"
-        type="password"
         value={password}
         onInput={setPassword}
-        autocomplete="new-password"
         hint={t('users.reset_hint', { min: MIN_PASSWORD_LENGTH })}
-        invalid={tooShort}
-        errorId={errorId}
+        error={passwordMessages(password, password, tried).password}
       />
       <div class="user-panel-buttons">
         <button type="submit" class="btn btn-small btn-primary">
@@ -41,11 +37,6 @@ export function ResetPanel({ name, busy, onCancel, onSubmit }: PanelProps & { on
           {t('users.cancel')}
         </button>
       </div>
-      {tooShort && (
-        <AlertBox id={errorId}>
-          <p>{t('users.too_short', { min: MIN_PASSWORD_LENGTH })}</p>
-        </AlertBox>
-      )}
     </form>
   );
 }

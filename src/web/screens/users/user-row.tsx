@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Role } from '../../../shared/roles.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatDateTime } from '../../components/format-date-time.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import type { Notice } from './notice.ts';
 import { RoleSelect } from './role-select.tsx';
@@ -24,8 +25,6 @@ export function UserRow({ entry, isMe, onDone, onStart }: Props) {
   const { name } = entry;
   const [role, setRole] = useState<Role>(entry.role);
   const [mode, setMode] = useState<Mode>('idle');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const ids = { heading: useId(), role: useId() };
   const panel = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement | null>(null);
@@ -39,30 +38,27 @@ export function UserRow({ entry, isMe, onDone, onStart }: Props) {
     else panel.current?.querySelector<HTMLElement>('input, .user-cancel')?.focus();
   }, [mode]);
 
-  const toggle = (m: Mode, e: { currentTarget: HTMLButtonElement }) => {
-    trigger.current = e.currentTarget;
-    setError(null);
-    setMode(mode === m ? 'idle' : m);
-  };
-
-  const run = async (work: () => Promise<unknown>, notice: Notice) => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+  const act = useAction(async (work: () => Promise<unknown>, notice: Notice) => {
     onStart();
     try {
       await work();
-      setMode('idle');
-      onDone(notice);
     } catch (err) {
-      setError(err);
       // A refused role change leaves the select on the role the account still has; a refused
       // delete closes its question, so the refusal is not followed by an invitation to retry.
       setRole(entry.role);
       if (mode === 'delete') setMode('idle');
-    } finally {
-      setBusy(false);
+      throw err;
     }
+    setMode('idle');
+    onDone(notice);
+  });
+  const { busy, error } = act;
+  const run = (work: () => Promise<unknown>, notice: Notice) => act.run(work, notice);
+
+  const toggle = (m: Mode, e: { currentTarget: HTMLButtonElement }) => {
+    trigger.current = e.currentTarget;
+    act.reset();
+    setMode(mode === m ? 'idle' : m);
   };
 
   return (
@@ -118,7 +114,7 @@ export function UserRow({ entry, isMe, onDone, onStart }: Props) {
         </div>
       )}
       <div class="user-message">
-        <ErrorMessage error={error} onDismiss={() => setError(null)} />
+        <ErrorMessage error={error} onDismiss={act.reset} />
       </div>
     </li>
   );

@@ -53,7 +53,7 @@ export function UsersScreen({ user }: { user: UserT }) {
           ))}
         </ul>
       )}
-      <AddUserForm onDone={done} onStart={() => setNotice(null)} added={notice?.kind === 'added' ? notice : null} />
+      <AddUserForm taken={users?.map((u) => u.name) ?? []} onDone={done} onStart={() => setNotice(null)} added={notice?.kind === 'added' ? notice : null} />
     </section>
   );
 }

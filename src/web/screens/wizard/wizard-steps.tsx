@@ -2,10 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { JobT } from '../../../shared/api.ts';
 import { joinPath, normalisePath } from '../../../shared/paths.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { Field } from '../../components/field.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
-import { PathField } from '../../components/path-field.tsx';
-import { SaveResult, type SaveState } from '../../components/save-result.tsx';
+import { SaveResult } from '../../components/save-result.tsx';
+import { TextField } from '../../forms/field.tsx';
+import { PathField } from '../../forms/path-field.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { wizardGit, wizardPaths, wizardSync } from './wizard-api.ts';
 
@@ -34,21 +35,17 @@ function Nav({ busy, next, onBack }: { busy?: boolean; next: string; onBack?: ()
 
 export function PathsStep({ initial, onDone }: { initial: string; onDone: () => void }) {
   const [base, setBase] = useState(initial);
-  const [state, setState] = useState<SaveState>({ kind: 'idle' });
+  const save = useAction(async () => {
+    await wizardPaths(base.trim());
+    onDone();
+  });
   const b = normalisePath(base);
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (state.kind === 'saving') return;
-    setState({ kind: 'saving' });
-    try {
-      await wizardPaths(base.trim());
-      onDone();
-    } catch (error) {
-      setState({ kind: 'refused', error });
-    }
+    void save.run();
   };
   return (
-    <form onSubmit={(e) => void submit(e)} noValidate aria-busy={state.kind === 'saving'}>
+    <form onSubmit={submit} noValidate aria-busy={save.busy}>
       <StepTitle text={t('wizard.step.paths')} />
       <p>{t('wizard.paths_text')}</p>
       <PathField
@@ -58,17 +55,17 @@ export function PathsStep({ initial, onDone }: { initial: string; onDone: () => 
         onInput={(v) => {
           setBase(v);
           // A refusal speaks of the folder that was sent; the live check takes over once it changes.
-          setState({ kind: 'idle' });
+          save.reset();
         }}
-        invalid={state.kind === 'refused'}
+        invalid={save.error !== null}
       />
       {b.startsWith('/') && (
         <p class="muted small">
           {t('wizard.paths_derived', { library: joinPath(b, 'stacks'), data: joinPath(b, 'appdata'), backups: joinPath(b, 'backups') })}
         </p>
       )}
-      <SaveResult state={state} labelOf={(k) => k} />
-      <Nav busy={state.kind === 'saving'} next={state.kind === 'saving' ? t('wizard.saving') : t('wizard.next')} />
+      <SaveResult state={save.busy ? { kind: 'saving' } : save.error ? { kind: 'refused', error: save.error } : { kind: 'idle' }} labelOf={(k) => k} />
+      <Nav busy={save.busy} next={save.busy ? t('wizard.saving') : t('wizard.next')} />
     </form>
   );
 }
@@ -108,27 +105,27 @@ export function RepoStep({ repos, onBack, onDone }: { repos: number; onBack: () 
         </div>
       )}
       <div class="settings-grid">
-        <Field
+        <TextField
           label={t('wizard.repo_url')}
           name="url"
           value={url}
           onInput={setUrl}
           autocomplete="url"
+          required
           hint={t('wizard.repo_url_hint')}
           invalid={bad}
           errorId="wizard-repo-error"
         />
-        <Field label={t('wizard.repo_branch')} name="branch" value={branch} onInput={setBranch} autocomplete="off" />
-        <Field
+        <TextField label={t('wizard.repo_branch')} name="branch" value={branch} onInput={setBranch} autocomplete="off" required />
+        <TextField
           label={t('wizard.repo_subdir')}
           name="subdirectory"
           value={subdir}
           onInput={setSubdir}
           autocomplete="off"
           hint={t('wizard.repo_subdir_hint')}
-          required={false}
         />
-        <Field
+        <TextField
           label={t('wizard.repo_token')}
           name="token"
           type="password"
@@ -136,7 +133,6 @@ export function RepoStep({ repos, onBack, onDone }: { repos: number; onBack: () 
           onInput={setToken}
           autocomplete="new-password"
           hint={t('wizard.repo_token_hint')}
-          required={false}
         />
       </div>
       <ErrorMessage error={error} id="wizard-repo-error" />

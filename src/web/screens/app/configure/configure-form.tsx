@@ -2,10 +2,11 @@ import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { JobT } from '../../../../shared/api.ts';
 import type { FieldValue, TemplateFileT } from '../../../../shared/template.ts';
 import { ApiError } from '../../../api.ts';
-import { AlertBox, ErrorMessage, errorText } from '../../../components/error-message.tsx';
-import { forbiddenText } from '../../../components/forbidden-text.ts';
+import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
 import type { Instance } from '../../../forms/connect-field.tsx';
+import { refusedFieldText } from '../../../forms/field-problem.ts';
 import { advancedCount, allFields, buildSteps, type FormValues, startValues, textIn, toggleId } from '../../../forms/install-model.ts';
+import { useAction } from '../../../forms/use-action.ts';
 import { getLang, t } from '../../../i18n.ts';
 import { type DeviceT, type RunningT, reconfigure, type StackConfigT } from './configure-api.ts';
 import { type ExtraProblem, type ExtrasState, extraProblems, missingFields, reconfigureBody, startExtras, tagOf } from './configure-model.ts';
@@ -22,6 +23,9 @@ interface Props {
   /** Back to the stored settings: the tab mounts a fresh form. */
   onReset: () => void;
 }
+
+/** Fills {name} with the app's own name; the data placeholders stay, since this form does not know DATA_DIR. */
+const nameFiller = (stack: string) => (text: string) => text.replaceAll('{name}', stack);
 
 const PROBLEM_KEYS = { required: 'install.required_field', absolute: 'configure.path_absolute', device: 'configure.device_path' } as const;
 const problemText = (p: ExtraProblem): string => t(PROBLEM_KEYS[p]);
@@ -40,9 +44,9 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
   const [failure, setFailure] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const templateTags = useMemo(() => Object.fromEntries(config.services.map((s) => [s.name, s.tag === null ? tagOf(s.image) : null])), [config]);
   const hiddenCount = advancedCount(template);
+  const fillName = useMemo(() => nameFiller(stack), [stack]);
 
   const clearError = (key: string) => {
     if (errors[key] === undefined) return;
@@ -112,31 +116,30 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   /** The server is the authority: what it names is marked where it was typed. */
   const showRefusal = (e: unknown) => {
     if (!(e instanceof ApiError) || e.fields.length === 0) return setFailure(e);
-    if (e.code === 'forbidden_path') {
-      const text = forbiddenText(e.params);
-      return mark(Object.fromEntries(e.fields.map((f) => [f, text])));
-    }
-    const message = e.code === 'required_fields' ? t('install.required_field') : e.detail || errorText(e);
+    if (e.code === 'forbidden_path') return mark(Object.fromEntries(e.fields.map((f) => [f, refusedFieldText(e, undefined, undefined)])));
     if (e.code === 'required_fields') setMissing(e.fields.filter((f) => fieldIds.has(f)));
     else setFailure(e);
-    mark(Object.fromEntries(e.fields.map((f) => [f, message])));
+    const fieldOf = (fid: string) => allFields(template).find((x) => x.id === fid);
+    mark(Object.fromEntries(e.fields.map((f) => [f, refusedFieldText(e, fieldOf(f), values[f])])));
   };
 
-  const onSubmit = async (e: Event) => {
+  // A refusal is laid out by showRefusal (marks, the advanced settings opened), so the action keeps no error of its own.
+  const apply = useAction(async () => {
+    try {
+      onStarted(await reconfigure(stack, reconfigureBody(template, values, kept, extras, start)));
+    } catch (err) {
+      showRefusal(err);
+    }
+  });
+  const { busy } = apply;
+  const onSubmit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
     setFailure(null);
     setMissing([]);
     if (!check()) return;
     setErrors({});
-    setBusy(true);
-    try {
-      onStarted(await reconfigure(stack, reconfigureBody(template, values, kept, extras, start)));
-    } catch (err) {
-      showRefusal(err);
-    } finally {
-      setBusy(false);
-    }
+    void apply.run();
   };
 
   const labelOf = (fid: string) => {
@@ -180,6 +183,7 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
         onKeep={keep}
         instances={instances}
         own={running?.containers ?? []}
+        fill={fillName}
       />
       <ServiceExtras
         stack={stack}

@@ -20,6 +20,8 @@ export interface ValuesProps {
   instances: (app: string) => Instance[];
   /** The app's containers, so a port it holds itself is not shown as taken. */
   own: readonly string[];
+  /** Fills the placeholders ({name}) of labels, hints and defaults with this app's name. */
+  fill: (text: string) => string;
 }
 
 /**
@@ -92,6 +94,7 @@ function FieldList(p: ValuesProps & { fields: TemplateFieldT[] }) {
               error={p.errors[f.id] ?? null}
               instances={p.instances}
               ownContainers={p.own}
+              fill={p.fill}
             />
             {/* A hidden secret being replaced can go back to the stored one. */}
             {p.hidden.includes(f.id) && (

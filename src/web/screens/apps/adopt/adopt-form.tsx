@@ -1,8 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../../components/error-message.tsx';
-import { Field } from '../../../components/field.tsx';
 import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
+import { FieldFrame, TextField } from '../../../forms/field.tsx';
+import { nameProblem } from '../../../forms/field-messages.ts';
+import { useAction } from '../../../forms/use-action.ts';
 import { t } from '../../../i18n.ts';
 import { adoptApp, type StackT } from './adopt-api.ts';
 
@@ -64,8 +66,6 @@ interface Props {
 export function AdoptForm({ onAdopted, onCancel }: Props) {
   const [path, setPath] = useState('');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   // What the last submit sent: a refusal marks a field only while it still holds the refused value.
   const [sent, setSent] = useState({ path: '', name: '' });
   const [relative, setRelative] = useState<string | null>(null);
@@ -76,10 +76,17 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
   // Opened on purpose: the folder is the first thing to give.
   useEffect(() => pathInput.current?.focus(), []);
 
-  const submit = async (e: Event) => {
+  const adopt = useAction(async (folder: string, wanted: string) => {
+    setSent({ path: folder, name: wanted });
+    onAdopted(await adoptApp(folder, wanted || undefined));
+  });
+  const { busy, error } = adopt;
+  const nameSays = nameProblem('app', name.trim());
+
+  const submit = (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    setError(null);
+    adopt.reset();
     const folder = path.trim();
     const wanted = name.trim();
     if (!folder.startsWith('/')) {
@@ -88,15 +95,8 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
       return;
     }
     setRelative(null);
-    setBusy(true);
-    setSent({ path: folder, name: wanted });
-    try {
-      onAdopted(await adoptApp(folder, wanted || undefined));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    if (nameSays) return;
+    void adopt.run(folder, wanted);
   };
 
   const bad = errorFields(error);
@@ -108,43 +108,45 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
     <form
       class="card adopt-form"
       aria-labelledby={ids.title}
-      onSubmit={(e) => void submit(e)}
+      onSubmit={submit}
       onKeyDown={(e) => e.key === 'Escape' && !busy && onCancel()}
       aria-busy={busy}
       noValidate
     >
       <h2 id={ids.title}>{t('adopt.title')}</h2>
       <p class="muted adopt-intro">{t('adopt.intro')}</p>
-      <div class="field">
-        <label for={ids.path}>{t('adopt.path')}</label>
-        <input
-          ref={pathInput}
-          id={ids.path}
-          name="path"
-          type="text"
-          class="adopt-path"
-          value={path}
-          onInput={(e) => setPath(e.currentTarget.value)}
-          autocomplete="off"
-          autocapitalize="off"
-          spellcheck={false}
-          required
-          aria-invalid={pathInvalid ? 'true' : undefined}
-          aria-describedby={[`${ids.path}-hint`, `${ids.path}-check`, refusedPath ? ids.error : ''].filter(Boolean).join(' ')}
-        />
-        <p class="hint" id={`${ids.path}-hint`}>
-          {t('adopt.path_hint')}
-        </p>
-        <FolderStatus id={`${ids.path}-check`} check={check} />
-      </div>
-      <Field
+      <FieldFrame
+        label={t('adopt.path')}
+        name="path"
+        required
+        hint={t('adopt.path_hint')}
+        invalid={refusedPath}
+        errorId={ids.error}
+        flagged={pathInvalid}
+        describedBy={`${ids.path}-check`}
+        footer={<FolderStatus id={`${ids.path}-check`} check={check} />}
+      >
+        {(a) => (
+          <input
+            ref={pathInput}
+            type="text"
+            {...a}
+            class="adopt-path"
+            value={path}
+            onInput={(e) => setPath(e.currentTarget.value)}
+            autocomplete="off"
+            autocapitalize="off"
+            spellcheck={false}
+          />
+        )}
+      </FieldFrame>
+      <TextField
         label={t('adopt.name')}
         name="name"
         value={name}
         onInput={setName}
-        autocomplete="off"
         hint={t('adopt.name_hint')}
-        required={false}
+        error={nameSays}
         invalid={bad.includes('name') && sent.name === name.trim()}
         errorId={ids.error}
       />

@@ -1,18 +1,16 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { PathCheckKey, PathCheckT } from '../../shared/settings.ts';
+import { PathStatus } from '../components/path-status.tsx';
+import { checkPath } from '../components/settings-api.ts';
 import { t } from '../i18n.ts';
-import { PathStatus } from './path-status.tsx';
-import { checkPath } from './settings-api.ts';
+import { FieldFrame, type FieldProps } from './field.tsx';
 
 const DEBOUNCE_MS = 300;
 
-interface Props {
-  label: string;
+interface Props extends FieldProps {
   name: PathCheckKey;
   value: string;
   onInput: (value: string) => void;
-  hint?: string | undefined;
-  invalid?: boolean | undefined;
   /** The folder this process works in now, shown when the saved one differs (it applies after a restart). */
   inUse?: string | undefined;
   /** An empty value is allowed (the offsite folder is optional). */
@@ -44,32 +42,36 @@ function useLiveCheck(value: string, key: PathCheckKey) {
   return { check, pending };
 }
 
+/** One of Kade's own folders (settings, wizard): checked by the server while typing, with the `.env` line that fixes it. */
 export function PathField(p: Props) {
-  const id = useId();
   const { check, pending } = useLiveCheck(p.value, p.name);
-  const described = [`${id}-hint`, `${id}-status`].join(' ');
+  const hint = (
+    <>
+      {p.hint}
+      {p.inUse && p.inUse !== p.value.trim() && <span class="in-use"> {t('paths.in_use', { path: p.inUse })}</span>}
+    </>
+  );
   return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      <input
-        id={id}
-        name={p.name}
-        type="text"
-        value={p.value}
-        onInput={(e) => p.onInput(e.currentTarget.value)}
-        autocomplete="off"
-        autocapitalize="off"
-        spellcheck={false}
-        required={!p.optional}
-        aria-invalid={p.invalid || (check !== null && !check.ok) ? 'true' : undefined}
-        aria-describedby={described}
-        class="mono"
-      />
-      <p class="hint" id={`${id}-hint`}>
-        {p.hint}
-        {p.inUse && p.inUse !== p.value.trim() && <span class="in-use"> {t('paths.in_use', { path: p.inUse })}</span>}
-      </p>
-      <PathStatus id={`${id}-status`} check={check} pending={pending} />
-    </div>
+    <FieldFrame
+      {...p}
+      hint={p.hint || (p.inUse && p.inUse !== p.value.trim()) ? hint : undefined}
+      required={!p.optional}
+      flagged={check !== null && !check.ok}
+      describedBy={`${p.name}-status`}
+      footer={<PathStatus id={`${p.name}-status`} check={check} pending={pending} />}
+    >
+      {(a) => (
+        <input
+          type="text"
+          {...a}
+          value={p.value}
+          onInput={(e) => p.onInput(e.currentTarget.value)}
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+          class="mono"
+        />
+      )}
+    </FieldFrame>
   );
 }
