@@ -50,7 +50,10 @@ test('first account from setup, then login, CSRF on mutations, logout ends the s
   const c = new ApiClient(server.url);
   let st = await c.get('/api/auth/status');
   assert.deepEqual(st.body, { setup_required: true, user: null, csrf: null, sso: false });
-  isProblem(await c.post('/api/auth/setup', { username: 'Bad Name', password: 'long-enough-pw' }), 400, 'invalid_name');
+  const badName = await c.post('/api/auth/setup', { username: 'Bad Name', password: 'long-enough-pw' });
+  isProblem(badName, 400, 'invalid_name');
+  // The refused name comes along, so the interface says which one (issue #24 item 16).
+  assert.deepEqual(badName.body.params, { name: 'Bad Name' });
   const setup = await c.post('/api/auth/setup', { username: 'admin', password: 'long-enough-pw' });
   assert.equal(setup.status, 201);
   assert.deepEqual(setup.body.user, { name: 'admin', role: 'admin' });

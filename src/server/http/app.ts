@@ -54,6 +54,13 @@ const NAME_FIELDS = new Set(['name', 'username', 'repo', 'app']);
 /** A name that fails its pattern gets its own code, so the interface can explain the naming rule. */
 const isNameIssue = (i: { code: string; path: PropertyKey[] }) => i.code === 'invalid_format' && NAME_FIELDS.has(String(i.path.at(-1)));
 
+/** The refused name in the input the schema saw (cut to 100 characters), or '' where there is none. */
+function nameSent(input: unknown, path: PropertyKey[]): string {
+  let at = input;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return typeof at === 'string' ? at.slice(0, 100) : '';
+}
+
 /** Builds the whole HTTP application: middleware, every route, the web interface. */
 export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -63,8 +70,14 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
         const fields = [...new Set(issues.map((i) => i.path.join('.')).filter(Boolean))];
         const first = issues[0];
         const where = first?.path.length ? `${first.path.join('.')}: ` : '';
-        const code = first && isNameIssue(first) ? 'invalid_name' : 'validation';
-        throw new AppError(code, `${where}${first?.message ?? 'invalid input'}`, { fields });
+        if (first && isNameIssue(first)) {
+          // The name as sent, so the interface can say which name it refuses (`error.invalid_name` has {name}).
+          throw new AppError('invalid_name', `${where}${first.message}`, {
+            fields,
+            params: { name: nameSent((result as { data?: unknown }).data, first.path) },
+          });
+        }
+        throw new AppError('validation', `${where}${first?.message ?? 'invalid input'}`, { fields });
       }
     },
   });
