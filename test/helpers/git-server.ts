@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
+import type { GitRemote } from '../../src/server/catalogue/fake-git.ts';
 
 const execFileP = promisify(execFile);
 
@@ -24,17 +25,8 @@ export interface GitServerOptions {
   intercept?: (req: IncomingMessage, res: ServerResponse, authorized: boolean) => boolean;
 }
 
-export interface GitServer {
-  /** Clone URL of a repo added with addRepo, e.g. `http://127.0.0.1:PORT/apps.git`. */
-  url(repo: string): string;
-  /** Creates bare repo `name` whose first commit holds a copy of `fromDir`. */
-  addRepo(name: string, fromDir: string, opts?: { branch?: string }): Promise<void>;
-  /** Replaces the repo's tree with a copy of `fromDir`, commits, pushes; returns the new sha. */
-  commit(name: string, fromDir: string, message?: string): Promise<string>;
-  /** Number of HTTP requests answered so far (401s included). */
-  requests(): number;
-  close(): Promise<void>;
-}
+/** The real one of the contract's servers (git.contract.ts), as the fake git's `serve()` gives them. */
+export type GitServer = GitRemote;
 
 const AUTHOR_ENV = {
   GIT_AUTHOR_NAME: 'Kade Test',
