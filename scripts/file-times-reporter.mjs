@@ -1,21 +1,26 @@
 // A node:test reporter that writes one line per test file: its wall time and path. With
 // --test-concurrency=1 the files run one after another, so a file's time is from the previous
-// file's last event to its own last event (start-up, hooks and tests included).
+// file's last event to its own last event (start-up, hooks and tests included). A file's line is
+// written when the next file starts, so a run cut short still tells where its time went.
 import { relative } from 'node:path';
 
 export default async function* fileTimes(source) {
-  const last = new Map();
-  const order = [];
+  let current;
+  let started = performance.timeOrigin; // the first file counts from the runner's start
+  let lastEvent = started;
+  const line = (file, end) => `${((end - started) / 1000).toFixed(1)}\t${relative(process.cwd(), file)}\n`;
   for await (const event of source) {
     const file = event.data?.file;
-    if (!file) continue;
-    if (!last.has(file)) order.push(file);
-    last.set(file, Date.now());
+    // Files are queued (enqueue/dequeue) ahead of their run: only what a running file reports counts.
+    if (!file || event.type === 'test:enqueue' || event.type === 'test:dequeue') continue;
+    if (file !== current) {
+      if (current !== undefined) {
+        yield line(current, lastEvent);
+        started = lastEvent;
+      }
+      current = file;
+    }
+    lastEvent = Date.now();
   }
-  let previous = performance.timeOrigin; // the first file counts from the runner's start
-  for (const file of order) {
-    const end = last.get(file);
-    yield `${((end - previous) / 1000).toFixed(1)}\t${relative(process.cwd(), file)}\n`;
-    previous = end;
-  }
+  if (current !== undefined) yield line(current, lastEvent);
 }

@@ -1,20 +1,50 @@
-// `npm test`: static checks, build, then every test file in a fixed order (unit tests in
-// src/ first, then test/helpers, test/engine, test/e2e, other test/ folders).
+// `npm test`: static checks, build, then every test file: the unit tests in src/ side by side, then the
+// others (src/*.int.test.ts, test/helpers, test/engine, test/e2e, other test/ folders) one at a time, or
+// in KADE_TEST_LANES lanes side by side with the files marked `// kade-test: alone` after them.
 //
 //   npm test                      everything
 //   npm test -- test/engine       only files under that path (or whose path contains it)
 //   npm test -- stacks --test-name-pattern=install
 //                                 arguments starting with '-' go to `node --test`
 //
-// Env: KADE_TEST_NOCHECK=1 skips `npm run check`; KADE_TEST_NOBUILD=1 skips `npm run build`.
+// Env: KADE_TEST_NOCHECK=1 skips `npm run check`; KADE_TEST_NOBUILD=1 skips `npm run build`;
+// KADE_TEST_LANES=2 runs the engine and browser files in two lanes.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { constants, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, constants, tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const ORDER = ['src/', 'test/helpers/', 'test/engine/', 'test/e2e/', 'test/'];
+
+/** Files that cannot share the engine with another lane, and why. */
+const ALONE = {
+  'test/e2e/engine-restart.test.ts': 'restarts or cuts the engine',
+  'test/faults/engine-restart.test.ts': 'restarts or cuts the engine',
+  'test/faults/engine-cut.test.ts': 'restarts or cuts the engine',
+  'test/engine/network-pool.test.ts': 'fills address pools',
+  'test/engine/networks.test.ts': 'counts networks and subnets of the default pool',
+  'test/e2e/networks.test.ts': 'counts networks',
+  'test/e2e/host-network-added.test.ts': 'reads the host network',
+  'test/engine/containers.test.ts': 'lists every container',
+  'test/e2e/containers.test.ts': 'lists every container',
+  'test/engine/fleet-model.test.ts': 'lists every container',
+  'test/engine/doctor.test.ts': 'judges the whole host',
+  'test/engine/doctor-shell.test.ts': 'judges the whole host',
+  'test/e2e/diagnostics.test.ts': 'judges the whole host',
+  'test/engine/host-checks.test.ts': 'reads every published port',
+  'test/e2e/port-next-free.test.ts': 'reads every published port',
+  'test/load/logs.test.ts': 'a load test',
+  'test/engine/bench-smoke.test.ts': 'a benchmark',
+  'test/install/build.test.ts': 'installs Kade on the host',
+  'test/install/install.test.ts': 'installs Kade on the host',
+  'test/faults/disk-full.test.ts': 'fills a disk',
+  'test/engine/self-update.test.ts': "Kade's own image and registry",
+  'test/e2e/self-update-flow.test.ts': "Kade's own image and registry",
+  'test/engine/entrypoint.test.ts': "Kade's own image",
+  'test/e2e/first-steps.test.ts': 'fixed ports of the README',
+};
 
 function walk(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -45,9 +75,9 @@ function matches(file, filter) {
   return file.includes(filter);
 }
 
-function run(cmd, args) {
+function run(cmd, args, env = process.env) {
   return new Promise((resolveRun) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env });
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
@@ -63,10 +93,10 @@ function run(cmd, args) {
   });
 }
 
-async function step(name, cmd, args) {
+async function step(name, cmd, args, env = process.env) {
   const start = Date.now();
   console.log(`\n== ${name}: ${[cmd, ...args].join(' ')}`);
-  const code = await run(cmd, args);
+  const code = await run(cmd, args, env);
   console.log(`== ${name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${((Date.now() - start) / 1000).toFixed(1)}s`);
   return code;
 }
@@ -92,37 +122,118 @@ if (process.env.KADE_TEST_NOBUILD !== '1') {
   if (code !== 0) process.exit(code);
 }
 console.log(`\n== test files (${files.length}):\n${files.map((f) => `   ${f}`).join('\n')}`);
-// A second reporter writes TAP to a file, so the run can close with one plain summary line.
 const reportDir = mkdtempSync(join(tmpdir(), 'kade-test-'));
-const tap = join(reportDir, 'report.tap');
-const times = join(reportDir, 'file-times.tsv');
-const code = await step('test', process.execPath, [
-  '--import',
-  'tsx',
-  '--test',
-  '--test-reporter=spec',
-  '--test-reporter-destination=stdout',
-  '--test-reporter=tap',
-  `--test-reporter-destination=${tap}`,
-  `--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`,
-  `--test-reporter-destination=${times}`,
-  '--test-concurrency=1',
-  '--test-timeout=600000',
-  ...nodeFlags,
-  ...files,
-]);
-const report = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
-const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
+const phases = plan(files);
+let code = 0;
+for (const phase of phases) {
+  // node --test given no files would look for test files itself.
+  phase.lanes = phase.lanes.filter((list) => list.length > 0);
+  if (phase.lanes.length === 0) continue;
+  const phaseCode = phase.lanes.length > 1 ? await runLanes(phase) : await nodeTest(phase.name, phase.lanes[0], phase.concurrency, { env: process.env });
+  if (phaseCode !== 0 && code === 0) code = phaseCode;
+}
+const reports = readdirSync(reportDir)
+  .filter((f) => f.endsWith('.tap'))
+  .map((f) => readFileSync(join(reportDir, f), 'utf8'));
+const count = (name) => reports.reduce((sum, report) => sum + Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0), 0);
 const skipped = count('skipped');
 printTimes();
 console.log(`\n${count('pass')} passed, ${count('fail') + count('cancelled')} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);
 
+/**
+ * The run in phases: the unit tests side by side (no engine, no shared state); then every other file, in
+ * KADE_TEST_LANES lanes side by side on the one engine (each lane a TMPDIR and a label value of its own, so its
+ * cleanup takes only what it made: test/helpers/engine.ts); then, one at a time, the files marked
+ * `// kade-test: alone` near their top (they restart or cut the engine, fill its pools, or count everything on it).
+ */
+function plan(all) {
+  const isUnit = (f) => f.startsWith('src/') && !f.endsWith('.int.test.ts');
+  const unit = all.filter(isUnit);
+  const rest = all.filter((f) => !isUnit(f));
+  const laneCount = Math.max(1, Math.floor(Number(process.env.KADE_TEST_LANES ?? '1')) || 1);
+  if (laneCount === 1)
+    return [
+      { name: 'unit', lanes: [unit], concurrency: cpus() },
+      { name: 'test', lanes: [rest], concurrency: 1 },
+    ];
+  const alone = rest.filter(marksAlone);
+  const shared = rest.filter((f) => !alone.includes(f));
+  const lanes = Array.from({ length: laneCount }, () => []);
+  for (const [i, f] of shared.entries()) lanes[i % laneCount].push(f);
+  return [
+    { name: 'unit', lanes: [unit], concurrency: cpus() },
+    { name: 'lanes', lanes, concurrency: 1 },
+    { name: 'alone', lanes: [alone], concurrency: 1 },
+  ];
+}
+
+function cpus() {
+  return Math.max(1, availableParallelism());
+}
+
+function marksAlone(file) {
+  return file in ALONE;
+}
+
+/** One `node --test` over files; spec to stdout (or to specFile), TAP and file times into reportDir. */
+function nodeTest(name, list, concurrency, { env, specFile }) {
+  const base = join(reportDir, name);
+  const nodeArgs = [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    `--test-reporter-destination=${specFile ?? 'stdout'}`,
+    '--test-reporter=tap',
+    `--test-reporter-destination=${base}.tap`,
+    ...(concurrency === 1 ? [`--test-reporter=${join(root, 'scripts/file-times-reporter.mjs')}`, `--test-reporter-destination=${base}.times`] : []),
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=600000',
+    ...nodeFlags,
+    ...list,
+  ];
+  return step(name, process.execPath, nodeArgs, env);
+}
+
+async function runLanes(phase) {
+  // What an earlier run left behind goes first; from here on each lane removes only its own.
+  await run(process.execPath, [
+    '--import',
+    'tsx',
+    '-e',
+    "import('./test/helpers/engine.ts').then((m) => m.engineAvailable().then((up) => up && m.cleanupLabelled())).catch((e) => console.error(e.message))",
+  ]);
+  const start = Date.now();
+  console.log(
+    `\n== lanes: ${phase.lanes.length} side by side (${phase.lanes.map((l) => l.length).join(' + ')} files); lane 1 prints as it runs, the others when done`,
+  );
+  const codes = await Promise.all(
+    phase.lanes.map((list, i) => {
+      const lane = String(i + 1);
+      const dir = join(tmpdir(), `kade-lane-${lane}`);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const env = { ...process.env, KADE_TEST_LANE: lane, TMPDIR: dir };
+      return nodeTest(`lane${lane}`, list, 1, { env, specFile: i === 0 ? undefined : join(reportDir, `lane${lane}.spec`) });
+    }),
+  );
+  for (const [i] of phase.lanes.entries()) {
+    if (i === 0) continue;
+    console.log(`\n== lane ${i + 1} (exit ${codes[i]}):`);
+    const spec = join(reportDir, `lane${i + 1}.spec`);
+    if (existsSync(spec)) process.stdout.write(readFileSync(spec, 'utf8'));
+  }
+  const failed = codes.find((c) => c !== 0) ?? 0;
+  console.log(`== lanes: ${failed === 0 ? 'ok' : `failed (exit ${failed})`} in ${((Date.now() - start) / 1000).toFixed(1)}s`);
+  return failed;
+}
+
 // Where the time went: per tier and the slowest files (from the file-times reporter).
 function printTimes() {
-  if (!existsSync(times)) return;
-  const rows = readFileSync(times, 'utf8')
-    .split('\n')
+  const rows = readdirSync(reportDir)
+    .filter((f) => f.endsWith('.times'))
+    .flatMap((f) => readFileSync(join(reportDir, f), 'utf8').split('\n'))
     .filter(Boolean)
     .map((line) => line.split('\t'))
     .map(([seconds, file]) => ({ file, seconds: Number(seconds) }));
@@ -132,7 +243,7 @@ function printTimes() {
     const tier = file.startsWith('src/') ? (file.endsWith('.int.test.ts') ? 'src (int)' : 'src (unit)') : file.split('/').slice(0, 2).join('/');
     tiers.set(tier, (tiers.get(tier) ?? 0) + seconds);
   }
-  console.log(`\n== time per tier (file times: ${times})`);
+  console.log(`\n== time per tier, files run one at a time (file times: ${reportDir}/*.times)`);
   for (const [tier, seconds] of [...tiers].sort((a, b) => b[1] - a[1])) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${tier}`);
   console.log('== slowest files');
   for (const { file, seconds } of rows.sort((a, b) => b.seconds - a.seconds).slice(0, 25)) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${file}`);

@@ -10,7 +10,7 @@ import {
   type DbPasswordChange,
   findDatabaseSecrets,
 } from '../../src/server/stacks/db-password.ts';
-import { requireEngine, TEST_LABEL } from '../helpers/engine.ts';
+import { requireEngine, TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
@@ -31,7 +31,7 @@ const ROOT_NEW = `root n'e\\w`;
 async function start(kind: string, image: string, env: string[]): Promise<string> {
   const name = `kadetest-dbpw-${kind}-${run}`;
   names.push(name);
-  const c = await docker.createContainer({ name, Image: image, Env: env, Labels: { [TEST_LABEL]: '1' }, HostConfig: { Init: true } });
+  const c = await docker.createContainer({ name, Image: image, Env: env, Labels: { [TEST_LABEL]: TEST_LABEL_VALUE }, HostConfig: { Init: true } });
   await c.start();
   return c.id;
 }

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, type ContainerSummary } from '../../src/server/engine/engine.ts';
-import { cleanupLabelled, requireEngine, TEST_LABEL } from '../helpers/engine.ts';
+import { cleanupLabelled, requireEngine, TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { freePort, readAll, readUntil, rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
@@ -26,7 +26,7 @@ async function create(name: string, opts: { cmd?: string[]; labels?: Record<stri
     name: `kadetest-${name}-${run}`,
     Image: IMAGE,
     Cmd: opts.cmd ?? ['sleep', '300'],
-    Labels: { [TEST_LABEL]: '1', ...opts.labels },
+    Labels: { [TEST_LABEL]: TEST_LABEL_VALUE, ...opts.labels },
     // `sleep` as PID 1 ignores SIGTERM; the init makes stop take milliseconds instead of 10 s.
     HostConfig: { Init: true, ...opts.extra?.HostConfig },
     ...(opts.extra?.ExposedPorts ? { ExposedPorts: opts.extra.ExposedPorts } : {}),
@@ -84,7 +84,7 @@ test('listContainers summarises a container: name, image, state, labels, compose
   assert.equal(p.image, IMAGE);
   assert.equal(p.state, 'running');
   assert.match(p.status, /^Up /);
-  assert.equal(p.labels[TEST_LABEL], '1');
+  assert.equal(p.labels[TEST_LABEL], TEST_LABEL_VALUE);
   assert.equal(p.project, null);
   assert.equal(p.service, null);
   assert.equal(p.health, null);
@@ -213,7 +213,7 @@ test('an unreachable engine is engine_unreachable: missing socket and closed tcp
 
 test("an engine error's own message reaches the AppError", T, async () => {
   const volume = `kadetest-vol-${run}`;
-  await docker.createVolume({ Name: volume, Labels: { [TEST_LABEL]: '1' } });
+  await docker.createVolume({ Name: volume, Labels: { [TEST_LABEL]: TEST_LABEL_VALUE } });
   await create('holds-volume', { extra: { HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/data' }] } } });
   const err = await rejectsWith(engine.removeVolume(volume), 'conflict');
   // The engine's sentence itself ("remove kadetest-vol-…: volume is in use - […]"), not a status line.

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import Docker from 'dockerode';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import { EXEC_OUTPUT_LIMIT } from '../../src/server/engine/engine.ts';
-import { requireEngine, TEST_LABEL } from '../helpers/engine.ts';
+import { requireEngine, TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { readAll, rejectsWith } from './contract-helpers.ts';
 
 const engine = createDockerEngine({ socketPath: '/var/run/docker.sock' });
@@ -25,7 +25,7 @@ async function start(name: string): Promise<{ id: string; name: string }> {
     Image: 'kade-test/busybox:1',
     Cmd: ['sleep', '300'],
     Env: ['FROM_IMAGE_CONFIG=container'],
-    Labels: { [TEST_LABEL]: '1' },
+    Labels: { [TEST_LABEL]: TEST_LABEL_VALUE },
     // `sleep` as PID 1 ignores SIGTERM; the init makes stop take milliseconds.
     HostConfig: { Init: true },
   });

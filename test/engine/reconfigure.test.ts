@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 
 // Reconfigure of an app with a real PostgreSQL (board) and a real MariaDB (mariaboard) on the engine.
@@ -75,7 +76,7 @@ test('the configure fixture repo is added and a shared network exists', async ()
   const add = await suite.api.post('/api/repos', { name: 'Configure', url: suite.git.url('configure'), branch: 'main', subdirectory: 'apps' });
   assert.equal(add.status, 202, JSON.stringify(add.body));
   assert.equal((await suite.api.waitJob(add.body.job.id)).state, 'succeeded');
-  await docker(['network', 'create', '--label', 'kade.test=1', NETWORK]);
+  await docker(['network', 'create', '--label', `${TEST_LABEL}=${TEST_LABEL_VALUE}`, NETWORK]);
 });
 
 test('install of board (web + PostgreSQL) and the config answer with stored values and secrets for admins', async () => {

@@ -1,13 +1,24 @@
 import { execFile } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
 
 /** Label every engine test puts on the containers, networks and volumes it creates. */
 export const TEST_LABEL = 'kade.test';
+/**
+ * The run's lane when `npm test` runs files side by side (scripts/test.mjs sets KADE_TEST_LANE and a TMPDIR of the
+ * lane's own): a lane's cleanup removes only what that lane made, so two lanes share one engine.
+ */
+const LANE = process.env.KADE_TEST_LANE;
+/** The value of TEST_LABEL on what a test creates itself (containers, networks, volumes outside compose). */
+export const TEST_LABEL_VALUE = LANE ? `lane${LANE}` : '1';
 /** Compose projects of tests are named `kadetest-...`; cleanup removes them by this prefix. */
 export const TEST_PROJECT_PREFIX = 'kadetest';
 const PROJECT_LABEL = 'com.docker.compose.project';
+const WORKING_DIR_LABEL = 'com.docker.compose.project.working_dir';
 
 async function docker(args: string[], timeout = 60_000): Promise<string> {
   const { stdout } = await execFileP('docker', args, { timeout, maxBuffer: 16 << 20 });
@@ -55,27 +66,48 @@ export async function engineSkip(): Promise<string | false> {
   throw new Error(unreachableMessage());
 }
 
-/** `id<TAB>project` rows of a `ls`-style command, filtered to test projects. */
-function testProjectIds(output: string): string[] {
-  return output
-    .split('\n')
-    .map((line) => line.split('\t'))
-    .filter(([id, project]) => id && project?.startsWith(TEST_PROJECT_PREFIX))
-    .map(([id]) => id as string);
+/** The folder every temporary folder of this lane is made in; compose projects started there are the lane's. */
+const laneRoot = (): string => tmpdir() + sep;
+/** Compose projects this lane has seen as its own, kept so their networks and volumes go after their containers. */
+const laneProjectsFile = (): string => join(tmpdir(), '.kade-test-projects');
+
+function laneProjects(): Set<string> {
+  return new Set(existsSync(laneProjectsFile()) ? readFileSync(laneProjectsFile(), 'utf8').split('\n').filter(Boolean) : []);
 }
 
 async function listIds(kind: 'container' | 'network' | 'volume'): Promise<string[]> {
   const idField = kind === 'volume' ? '{{.Name}}' : '{{.ID}}';
   const all = kind === 'container' ? ['--all'] : [];
-  const labelled = await docker([kind, 'ls', ...all, '--quiet', '--filter', `label=${TEST_LABEL}`]);
-  const projects = await docker([kind, 'ls', ...all, '--filter', `label=${PROJECT_LABEL}`, '--format', `${idField}\t{{.Label "${PROJECT_LABEL}"}}`]);
-  const ids = [...labelled.split('\n'), ...testProjectIds(projects)].filter((id) => id !== '');
+  const label = LANE ? `label=${TEST_LABEL}=${TEST_LABEL_VALUE}` : `label=${TEST_LABEL}`;
+  const labelled = await docker([kind, 'ls', ...all, '--quiet', '--filter', label]);
+  const format = `${idField}\t{{.Label "${PROJECT_LABEL}"}}${kind === 'container' ? `\t{{.Label "${WORKING_DIR_LABEL}"}}` : ''}`;
+  const projects = await docker([kind, 'ls', ...all, '--filter', `label=${PROJECT_LABEL}`, '--format', format]);
+  const ids = [...labelled.split('\n'), ...testProjectIds(projects, kind)].filter((id) => id !== '');
   return [...new Set(ids)];
+}
+
+/** `id<TAB>project[<TAB>working dir]` rows, filtered to test projects (of this lane when lanes run). */
+function testProjectIds(output: string, kind: 'container' | 'network' | 'volume'): string[] {
+  const rows = output
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .filter(([id, project]) => id && project?.startsWith(TEST_PROJECT_PREFIX));
+  if (!LANE) return rows.map(([id]) => id as string);
+  if (kind === 'container') {
+    const own = rows.filter(([, , dir]) => dir?.startsWith(laneRoot()));
+    const known = laneProjects();
+    const fresh = [...new Set(own.map(([, project]) => project as string))].filter((p) => !known.has(p));
+    if (fresh.length > 0) appendFileSync(laneProjectsFile(), `${fresh.join('\n')}\n`);
+    return own.map(([id]) => id as string);
+  }
+  const known = laneProjects();
+  return rows.filter(([, project]) => known.has(project as string)).map(([id]) => id as string);
 }
 
 /**
  * Removes every container (forced), network and volume labelled `kade.test`, and those of
- * compose projects named `kadetest...`. Tries everything, then throws if anything stayed.
+ * compose projects named `kadetest...`. Tries everything, then throws if anything stayed. When lanes
+ * run, only the lane's own: its label value, and projects whose working dir is in the lane's TMPDIR.
  */
 export async function cleanupLabelled(): Promise<void> {
   const failures: string[] = [];

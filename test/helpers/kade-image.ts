@@ -14,7 +14,8 @@ export const TEST_BASE_IMAGE = 'kade-test/node:20';
 /** Repository of the images built here; the tag is the hash of the inputs. */
 export const KADE_TEST_REPO = 'kade-test/kade';
 /** Serialises builds across test processes (not the engine lock: callers may already hold that one). */
-const BUILD_LOCK = join(tmpdir(), 'kade-image-build.lock');
+// One lock for every lane of a run (each lane has a TMPDIR of its own).
+const BUILD_LOCK = '/tmp/kade-image-build.lock';
 /** What the Dockerfile reads (the same allow list as .dockerignore); tests are not part of the image. */
 const INPUTS = ['Dockerfile', '.dockerignore', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'VERSION', 'src', 'docker'];
 

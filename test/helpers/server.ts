@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/server/config/config.ts';
 import { createLogger } from '../../src/server/core/logger.ts';
 import { createKade, type Kade, type KadeOptions } from '../../src/server/kade.ts';
 import { createKadeRunner } from '../../src/server/runner.ts';
+import { TEST_LABEL, TEST_LABEL_VALUE } from './engine.ts';
 
 export interface TestServer {
   url: string;
@@ -37,6 +38,8 @@ export async function startTestServer(
     {
       SVC_LOG_LEVEL: process.env.KADE_TEST_LOG ?? 'silent',
       SVC_PROBE_IMAGE: 'kade-test/busybox:1',
+      // Lanes of one run share the engine: each cuts its apps' networks from a block of its own.
+      ...(process.env.KADE_TEST_LANE ? { SVC_APP_SUBNET_POOL: `10.${199 + Number(process.env.KADE_TEST_LANE)}.0.0/16` } : {}),
       ...opts.env,
       BASE_DIR: baseDir,
       SVC_DATA: stateDir,
@@ -50,7 +53,7 @@ export async function startTestServer(
     (more) =>
       createKade(config, logger, {
         // Shared networks a test makes Kade create are removed by cleanupLabelled.
-        networkLabels: { 'kade.test': '1' },
+        networkLabels: { [TEST_LABEL]: TEST_LABEL_VALUE },
         ...opts.kade,
         ...more,
         peerAddress: (_req, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } }).incoming?.socket?.remoteAddress,
