@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { Name } from '../../../shared/api.ts';
-import { AppPowers } from '../../../shared/powers.ts';
+import { AppPowers, HostPathReview } from '../../../shared/powers.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -19,7 +19,24 @@ const powers = defineRoute('operator', {
   responses: { 200: json(AppPowers), ...PROBLEMS },
 });
 
-/** The compose policy's answers for the interface (compose-policy.ts). */
+const hostPaths = defineRoute('operator', {
+  method: 'post',
+  path: '/api/store/apps/{repo}/{app}/host-paths',
+  tags: ['catalogue'],
+  summary:
+    'The host folders the app would use with these form values that the bind policy refuses for an app of this name (outside its own data folder, its own folder and ALLOWED_HOST_DIRS), rendered as the install renders it; whether you may allow them (admins: confirm_outside_paths on the install, audited)',
+  request: {
+    params: z.object({ repo: Name, app: Name }),
+    body: jsonBody(z.object({ name: z.string().max(100), values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}) })),
+  },
+  responses: { 200: json(HostPathReview), ...PROBLEMS },
+});
+
+/** The compose and bind policies' answers for the interface (compose-policy.ts, bind-policy.ts). */
 export function policyRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.openapi(powers, (c) => c.json(s.stacks.powers(actorOf(c), { ...c.req.valid('param'), values: c.req.valid('json').values }), 200));
+  app.openapi(hostPaths, (c) => {
+    const body = c.req.valid('json');
+    return c.json(s.stacks.hostPaths(actorOf(c), { ...c.req.valid('param'), name: body.name, values: body.values }), 200);
+  });
 }
