@@ -108,6 +108,7 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
  * notification routes' `host` is an SMTP server's name, never a path (src/server/notifications tests). A backup's
  * restore takes only `confirm_outside_paths` for the paths in its archive: its cases are in restore-policy.test.ts.
  * Accepting an app's files takes only `confirm_outside_paths` for the paths in its compose file: compose-gate.test.ts.
+ * The host-path review of an install only judges the form's values, writing nothing: host-path-review.test.ts.
  */
 const OTHER_ROUTES = [
   'GET /api/paths/check',
@@ -117,6 +118,7 @@ const OTHER_ROUTES = [
   'POST /api/wizard/paths',
   'POST /api/paths/move',
   'POST /api/store/apps/{repo}/{app}/powers',
+  'POST /api/store/apps/{repo}/{app}/host-paths',
   'POST /api/stacks/{name}/connect',
   'PUT /api/notifications',
   'POST /api/notifications/test',
