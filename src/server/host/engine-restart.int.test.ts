@@ -7,11 +7,11 @@ import { AppError } from '../core/errors.ts';
 import { createEventBus, type DomainEvent } from '../core/events.ts';
 import { createLogger } from '../core/logger.ts';
 import { openDb } from '../db/db.ts';
+import type { HostHelperRun } from '../engine/host-helper.ts';
 import { createJobLogStore } from '../jobs/job-log.ts';
 import { createJobsRepo } from '../jobs/jobs.repo.ts';
 import { createJobsService } from '../jobs/jobs.service.ts';
 import { createEngineRestart, parseShow } from './engine-restart.ts';
-import type { HostHelperRun } from './host-helper.ts';
 
 // The systemd path cannot run on the CI machine (its PID 1 is not systemd, and a real restart there is the fault
 // test's business): here the host helper is a fake that answers like a systemd host, and the engine's ping

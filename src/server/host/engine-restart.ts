@@ -10,9 +10,9 @@ import type { JobT } from '../../shared/api.ts';
 import { requireRole } from '../core/authorize.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { HostHelper } from '../engine/host-helper.ts';
 import type { JobContext, JobsService, Resolver } from '../jobs/jobs.service.ts';
-import type { Engine } from './engine.ts';
-import type { HostHelper } from './host-helper.ts';
 
 export const ENGINE_UNIT = 'docker.service';
 export const JOB_KIND = 'engine.restart';

@@ -6,7 +6,7 @@ import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import type { ContainersService } from '../containers/containers.service.ts';
 import type { DoctorService } from '../doctor/doctor.service.ts';
 import type { EngineCheck } from '../engine/engine-check.ts';
-import type { EngineRestartService } from '../engine/engine-restart.ts';
+import type { EngineRestartService } from '../host/engine-restart.ts';
 import type { HostService } from '../host/host.service.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { NetworksService } from '../networks/networks.service.ts';
