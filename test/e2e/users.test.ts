@@ -58,8 +58,10 @@ describe('users screen', () => {
     await add.getByLabel('Password').fill('short');
     await add.getByLabel('Role').selectOption('operator');
     await add.getByRole('button', { name: 'Add user' }).click();
-    await hasText(add.getByRole('alert'), 'The password needs at least 8 characters.');
+    // Said at the field after a try, and gone once the password is long enough (issue #24 item 18).
+    await hasText(add.locator('.field:has([name="password"]) > .field-error'), 'The password needs at least 8 characters.');
     await add.getByLabel('Password').fill(PW);
+    await hasCount(add.locator('.field-error'), 0);
     await add.getByRole('button', { name: 'Add user' }).click();
     await hasText(add.getByRole('status'), 'olga has been added as operator.');
     await visible(row('olga').getByText('Never logged in'));
@@ -67,8 +69,9 @@ describe('users screen', () => {
 
     await add.getByLabel('User name').fill('olga');
     await add.getByLabel('Password').fill(PW);
+    // A taken name is said at the field while typing, and the form does not send it.
+    await hasText(add.locator('.field:has([name="name"]) > .field-error'), 'An account named “olga” exists already; choose another name.');
     await add.getByRole('button', { name: 'Add user' }).click();
-    await hasText(add.getByRole('alert'), 'The name “olga” is already in use.');
     await hasCount(add.getByRole('status').locator('.notice'), 0);
     await shoot(page, 'users');
   });
@@ -107,7 +110,7 @@ describe('users screen', () => {
     await isFocused(page.getByLabel('New password for olga'));
     await page.getByLabel('New password for olga').fill('short');
     await row('olga').getByRole('button', { name: 'Set password' }).click();
-    await hasText(row('olga').getByRole('alert'), 'The password needs at least 8 characters.');
+    await hasText(row('olga').locator('.field-error'), 'The password needs at least 8 characters.');
     await page.getByLabel('New password for olga').fill('olga-second-password');
     await shoot(page, 'users-reset');
     await row('olga').getByRole('button', { name: 'Set password' }).click();
@@ -142,7 +145,7 @@ describe('users screen', () => {
     await form.getByLabel('New password', { exact: true }).fill('admin-second-password');
     await form.getByLabel('Repeat new password').fill('admin-second-password');
     await form.getByRole('button', { name: 'Change password' }).click();
-    await hasText(form.getByRole('alert'), 'The current password is wrong.');
+    await hasText(form.locator('.field:has([name="current_password"]) > .field-error'), 'The current password is wrong.');
     await shoot(page, 'account-refused');
     await form.getByLabel('Current password').fill(PW);
     await form.getByRole('button', { name: 'Change password' }).click();

@@ -111,7 +111,6 @@ export const enBackups = {
   'backups.schedule.days_value': '{days} days',
   'backups.schedule.no_limit': 'No limit',
   'backups.schedule.admins_only': 'Only administrators change the schedule.',
-  'backups.schedule.invalid': 'Not saved: use whole numbers, at most 1000 backups and 3650 days.',
   'backups.schedule.save': 'Save schedule',
   'backups.schedule.saving': 'Saving…',
   'backups.schedule.saved': 'Schedule saved.',

@@ -54,13 +54,7 @@ export const enNotify = {
   'notify.field.smtp_from': 'From address',
   'notify.field.smtp_to': 'To address',
   'notify.field.smtp_to_hint': 'Several addresses separated by commas.',
-  'notify.field_refused': 'This value is not accepted.',
-  'notify.field_refused_detail': 'Not accepted: {detail}',
 
-  'notify.reason.required': 'this cannot be empty',
-  'notify.reason.http_url': 'enter an address that starts with http:// or https://',
-  'notify.reason.email': 'enter an e-mail address',
-  'notify.reason.emails': 'enter one or more e-mail addresses, separated by commas',
 
   'notify.kind.backup_failed': 'A backup failed',
   'notify.kind.archive_unreadable': 'A backup cannot be read back (check failed)',

@@ -55,7 +55,6 @@ export const en = {
   'setup.submit': 'Create account',
   'setup.busy': 'Creating account…',
   'setup.mismatch': 'The two passwords are not the same.',
-  'setup.too_short': 'The password needs at least {min} characters.',
 
   'login.title': 'Log in',
   'login.username': 'User name',

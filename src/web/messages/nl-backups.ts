@@ -114,7 +114,6 @@ export const nlBackups: Record<keyof typeof enBackups, string> = {
   'backups.schedule.days_value': '{days} dagen',
   'backups.schedule.no_limit': 'Geen grens',
   'backups.schedule.admins_only': 'Alleen beheerders wijzigen de planning.',
-  'backups.schedule.invalid': 'Niet opgeslagen: gebruik hele getallen, hoogstens 1000 back-ups en 3650 dagen.',
   'backups.schedule.save': 'Planning opslaan',
   'backups.schedule.saving': 'Bezig met opslaan…',
   'backups.schedule.saved': 'Planning opgeslagen.',

@@ -56,13 +56,7 @@ export const nlNotify: Record<keyof typeof enNotify, string> = {
   'notify.field.smtp_from': 'Afzender',
   'notify.field.smtp_to': 'Ontvanger',
   'notify.field.smtp_to_hint': 'Meerdere adressen gescheiden door komma’s.',
-  'notify.field_refused': 'Deze waarde wordt niet aangenomen.',
-  'notify.field_refused_detail': 'Niet aangenomen: {detail}',
 
-  'notify.reason.required': 'dit mag niet leeg zijn',
-  'notify.reason.http_url': 'vul een adres in dat begint met http:// of https://',
-  'notify.reason.email': 'vul een e-mailadres in',
-  'notify.reason.emails': 'vul een of meer e-mailadressen in, gescheiden door komma’s',
 
   'notify.kind.backup_failed': 'Een back-up is mislukt',
   'notify.kind.archive_unreadable': 'Een back-up is niet terug te lezen (controle mislukt)',

@@ -53,7 +53,6 @@ export const nl: Record<MessageKey, string> = {
   'setup.submit': 'Account maken',
   'setup.busy': 'Account wordt gemaakt…',
   'setup.mismatch': 'De twee wachtwoorden zijn niet gelijk.',
-  'setup.too_short': 'Het wachtwoord moet minstens {min} tekens hebben.',
 
   'login.title': 'Inloggen',
   'login.username': 'Gebruikersnaam',
