@@ -15,7 +15,7 @@ import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
 import { KADE_ITSELF } from '../stacks/compose-gate.ts';
-import type { FolderSwap } from '../stacks/store/stack-store.ts';
+import type { FolderSwap } from '../stacks/store/folder-ops.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
 import { checkStaged, judgeArchive } from './restore-judge.ts';
 

@@ -125,5 +125,8 @@ export function createStackDirs(io: FolderIO, libraryDir: string, stateDir: stri
   return { libraryDir, adoptedDir, adoptedMetaPath, adoptedOverridePath, composePath, find, locate, meta, project, names, adopted, adoptedPaths };
 }
 
+/** Everything createStackDirs answers (the stack store's own view). */
+export type StackDirsAll = ReturnType<typeof createStackDirs>;
+
 /** What the read side (listing, app list, containers) knows of the apps' locations; the stack store is one. */
 export type StackDirs = Pick<ReturnType<typeof createStackDirs>, 'libraryDir' | 'find' | 'locate' | 'meta' | 'project' | 'names' | 'adopted' | 'adoptedPaths'>;

@@ -14,14 +14,9 @@ export interface MemoryFaults {
 
 export type MemoryIO = FolderIO & { faults: MemoryFaults };
 
-/**
- * The stack store's folders as a tree in memory: files with bytes and modes, folders and links (an adopted app's
- * reference), links followed like the kernel does. For unit tests of everything that goes through the store; it
- * passes the same cases as the disk (stack-store.contract.ts), and where they part the disk is right.
- */
-export function memoryIO(): MemoryIO {
+/** The tree: entries by absolute path, and how a path is resolved through links like the kernel does. */
+function createTree() {
   const nodes = new Map<string, Node>([['/', { kind: 'dir', mode: 0o755, stamp: 0 }]]);
-  const faults: MemoryFaults = { full: false };
   let tick = 0;
 
   /** The entry at `path` with every link on the way resolved (the last one only when `follow`); null when a parent is missing. */
@@ -55,8 +50,13 @@ export function memoryIO(): MemoryIO {
 
   const below = (path: string) => [...nodes.keys()].filter((k) => k.startsWith(path === '/' ? '/' : `${path}/`) && k !== path);
 
+  return { nodes, locate, place, below, stamp: () => ++tick };
+}
+
+type Tree = ReturnType<typeof createTree>;
+
+function reads({ nodes, locate }: Tree): Pick<FolderIO, 'read' | 'stat' | 'kind' | 'realpath' | 'readlink' | 'list'> {
   return {
-    faults,
     read(path) {
       const n = locate(path, true)?.node;
       return n?.kind === 'file' ? Buffer.from(n.data) : null;
@@ -80,21 +80,27 @@ export function memoryIO(): MemoryIO {
       if (at?.node?.kind !== 'dir') return [];
       const prefix = at.path === '/' ? '/' : `${at.path}/`;
       const out: { name: string; kind: EntryKind }[] = [];
-      for (const [k, n] of nodes)
-        if (k.startsWith(prefix) && k !== prefix && !k.slice(prefix.length).includes('/')) out.push({ name: k.slice(prefix.length), kind: n.kind });
+      for (const [k, n] of nodes) {
+        const name = k.slice(prefix.length);
+        if (k.startsWith(prefix) && name !== '' && !name.includes('/')) out.push({ name, kind: n.kind });
+      }
       return out.sort((a, b) => a.name.localeCompare(b.name));
     },
+  };
+}
+
+function changes({ nodes, locate, place, below, stamp }: Tree, faults: MemoryFaults): Omit<FolderIO, keyof ReturnType<typeof reads>> {
+  return {
     write(files, opts = {}) {
       const targets = files.map((f) => {
         const at = place(f.path, 'open');
         if (nodes.get(at)?.kind === 'dir') throw fsError('EISDIR', 'rename', f.path);
         return at;
       });
-      if (faults.full)
-        throw new AppError('disk_full', `disk full: there is no space left to write ${files[0]?.path ?? ''}`, { params: { path: files[0]?.path ?? '' } });
+      const first = files[0]?.path ?? '';
+      if (faults.full) throw new AppError('disk_full', `disk full: there is no space left to write ${first}`, { params: { path: first } });
       files.forEach((f, i) => {
-        const data = typeof f.content === 'string' ? Buffer.from(f.content) : Buffer.from(f.content);
-        nodes.set(targets[i] as string, { kind: 'file', data, mode: f.mode & 0o777, stamp: ++tick });
+        nodes.set(targets[i] as string, { kind: 'file', data: Buffer.from(f.content), mode: f.mode & 0o777, stamp: stamp() });
         opts.afterRename?.(f.path);
       });
     },
@@ -108,20 +114,18 @@ export function memoryIO(): MemoryIO {
       const src = locate(from, false);
       if (!src?.node) throw fsError('ENOENT', 'rename', from);
       const dest = place(to, 'rename');
-      const there = nodes.get(dest);
-      if (there?.kind === 'dir' && below(dest).length > 0) throw fsError('ENOTEMPTY', 'rename', to);
+      if (nodes.get(dest)?.kind === 'dir' && below(dest).length > 0) throw fsError('ENOTEMPTY', 'rename', to);
       if (dest === src.path || dest.startsWith(`${src.path}/`)) throw fsError('EINVAL', 'rename', to);
       const moved = [src.path, ...below(src.path)].map((k) => [k, nodes.get(k) as Node] as const);
       for (const [k] of moved) nodes.delete(k);
       for (const [k, n] of moved) nodes.set(dest + k.slice(src.path.length), n);
     },
     mkdir(path, mode) {
-      const parts = posix.normalize(path).split('/').filter(Boolean);
       let cur = '';
-      for (const p of parts) {
-        const next = locate(`${cur}/${p}`, true);
+      for (const part of posix.normalize(path).split('/').filter(Boolean)) {
+        const next = locate(`${cur}/${part}`, true);
         if (!next) throw fsError('ENOENT', 'mkdir', path);
-        if (!next.node) nodes.set(next.path, { kind: 'dir', mode, stamp: ++tick });
+        if (!next.node) nodes.set(next.path, { kind: 'dir', mode, stamp: stamp() });
         else if (next.node.kind !== 'dir') throw fsError('ENOTDIR', 'mkdir', path);
         cur = next.path;
       }
@@ -134,4 +138,15 @@ export function memoryIO(): MemoryIO {
       nodes.set(at, { kind: 'link', target });
     },
   };
+}
+
+/**
+ * The stack store's folders as a tree in memory: files with bytes and modes, folders and links (an adopted app's
+ * reference), links followed like the kernel does. For unit tests of everything that goes through the store; it
+ * passes the same cases as the disk (stack-store.contract.ts), and where they part the disk is right.
+ */
+export function memoryIO(): MemoryIO {
+  const tree = createTree();
+  const faults: MemoryFaults = { full: false };
+  return { faults, ...reads(tree), ...changes(tree, faults) };
 }

@@ -38,6 +38,52 @@ export interface SnapshotDeps {
   targets: (loc: StackLocation) => { key: SnapshotKey; path: string }[];
 }
 
+const present = (r: SnapshotRecord): SnapshotT => ({
+  id: r.id,
+  stack: r.stack,
+  created_at: r.created_at,
+  reason: r.reason,
+  files: r.files.filter((f) => f.present).map((f) => basename(f.path)),
+});
+
+/** The copies of an app's files into a snapshot's folder `dir`, and what the record says of each. */
+function copiesOf(d: SnapshotDeps, loc: StackLocation, dir: string) {
+  const copies: FileWrite[] = [];
+  const files = d.targets(loc).map((t) => {
+    const st = d.io.stat(t.path);
+    const bytes = st?.kind === 'file' ? d.io.read(t.path) : null;
+    if (!st || bytes === null) return { ...t, mode: 0o600, present: false };
+    copies.push({ path: join(dir, t.key), content: bytes, mode: 0o600 });
+    return { ...t, mode: st.mode, present: true };
+  });
+  return { copies, files };
+}
+
+/**
+ * What a return to snapshot `r` (kept in `dir`) writes and removes. Only the app's own files, wherever the record
+ * says they were: a changed record cannot write elsewhere. Files already equal are left alone (a full disk cannot
+ * stop a restore that changes nothing).
+ */
+function restorePlan(d: SnapshotDeps, r: SnapshotRecord, loc: StackLocation, dir: string): { writes: FileWrite[]; removals: string[] } {
+  const allowed = new Map(d.targets(loc).map((t) => [t.key, t.path]));
+  const writes: FileWrite[] = [];
+  const removals: string[] = [];
+  for (const f of r.files) {
+    const path = f.key === 'compose' ? (COMPOSE_NAMES.includes(basename(f.path)) ? join(loc.dir, basename(f.path)) : null) : allowed.get(f.key);
+    if (!path) continue;
+    if (!f.present) {
+      removals.push(path);
+      continue;
+    }
+    const content = d.io.read(join(dir, f.key));
+    if (content === null) throw notFound('snapshot', r.id);
+    const now = d.io.stat(path);
+    if (now?.kind === 'file' && now.mode === f.mode && d.io.read(path)?.equals(content)) continue;
+    writes.push({ path, content, mode: f.mode });
+  }
+  return { writes, removals };
+}
+
 /**
  * Copies of an app's files taken before a change, so a failed or unwanted change can be undone byte for byte: the
  * store's one rollback (stack-store.ts takes them inside its writes). Stored under SVC_DATA/snapshots/<app>/<id>/,
@@ -57,14 +103,6 @@ export function createSnapshots(d: SnapshotDeps) {
     }
   }
 
-  const present = (r: SnapshotRecord): SnapshotT => ({
-    id: r.id,
-    stack: r.stack,
-    created_at: r.created_at,
-    reason: r.reason,
-    files: r.files.filter((f) => f.present).map((f) => basename(f.path)),
-  });
-
   function list(stack: string): SnapshotT[] {
     return io
       .list(dirOf(stack))
@@ -83,14 +121,7 @@ export function createSnapshots(d: SnapshotDeps) {
     const dir = join(dirOf(loc.name), id);
     io.mkdir(d.root, 0o700);
     io.mkdir(dir, 0o700);
-    const copies: FileWrite[] = [];
-    const files = d.targets(loc).map((t) => {
-      const st = io.stat(t.path);
-      const bytes = st?.kind === 'file' ? io.read(t.path) : null;
-      if (!st || bytes === null) return { ...t, mode: 0o600, present: false };
-      copies.push({ path: join(dir, t.key), content: bytes, mode: 0o600 });
-      return { ...t, mode: st.mode, present: true };
-    });
+    const { copies, files } = copiesOf(d, loc, dir);
     // The seal goes with the files (file-seal.ts): a rollback puts back the files and what Kade knew of them together.
     const seal = d.seals.text(loc.name);
     if (seal !== null) copies.push({ path: join(dir, 'seal.json'), content: seal, mode: 0o600 });
@@ -103,29 +134,12 @@ export function createSnapshots(d: SnapshotDeps) {
 
   /**
    * Puts the files back as they were, byte for byte and with their modes; a file that did not exist is
-   * removed. Files already equal are left alone (a full disk cannot stop a restore that changes nothing),
-   * and every changed file is written to a temp file before the first one is replaced.
+   * removed. Every changed file is written to a temp file before the first one is replaced.
    */
   function restore(loc: StackLocation, id: string): void {
     const r = read(loc.name, id);
     if (!r) throw notFound('snapshot', id);
-    const allowed = new Map(d.targets(loc).map((t) => [t.key, t.path]));
-    const writes: FileWrite[] = [];
-    const removals: string[] = [];
-    for (const f of r.files) {
-      // Only the app's own files, wherever the record says they were: a changed record cannot write elsewhere.
-      const path = f.key === 'compose' ? (COMPOSE_NAMES.includes(basename(f.path)) ? join(loc.dir, basename(f.path)) : null) : allowed.get(f.key);
-      if (!path) continue;
-      if (!f.present) {
-        removals.push(path);
-        continue;
-      }
-      const content = io.read(join(dirOf(loc.name), id, f.key));
-      if (content === null) throw notFound('snapshot', id);
-      const now = io.stat(path);
-      if (now?.kind === 'file' && now.mode === f.mode && io.read(path)?.equals(content)) continue;
-      writes.push({ path, content, mode: f.mode });
-    }
+    const { writes, removals } = restorePlan(d, r, loc, join(dirOf(loc.name), id));
     io.write(writes, { afterRename: () => failpoint('snapshot.restore.file') });
     for (const path of removals) io.remove(path);
     // An app that had no seal has none again (sealed as found at its next judgment, like an app from before seals);
