@@ -27,7 +27,10 @@ export function parseContainerEvent(line: string): ContainerEvent | null {
   delete attrs.name;
   delete attrs.image;
   delete attrs.exitCode;
-  const timeNano = raw.timeNano !== undefined ? String(raw.timeNano) : `${raw.time ?? 0}000000000`;
+  // Read from the text: as a JSON number it is past 2^53 and rounds by up to 128 ns, which can put a cursor after its
+  // own event (the engine's `since` is inclusive) or before the next one.
+  const exact = /"timeNano":\s*(\d+)/.exec(line)?.[1];
+  const timeNano = exact ?? (raw.timeNano !== undefined ? String(raw.timeNano) : `${raw.time ?? 0}000000000`);
   return {
     action: (raw.Action ?? raw.status ?? '').split(':')[0] ?? '',
     id: raw.Actor.ID,

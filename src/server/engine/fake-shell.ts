@@ -1,6 +1,6 @@
 /**
- * The commands the fake engine's containers can run: a few busybox programs and `sh -c` with `;`, `&&`, `exit N`
- * and `>&2`, enough for the contract cases and for tests that need a container to say something. Deterministic:
+ * The commands the fake engine's containers can run: a few busybox programs and `sh -c` with `;`, `&&`, `||`, `exit N`,
+ * `$NAME` and `>&2`, enough for the contract cases and for tests that need a container to say something. Deterministic:
  * `sleep` does not wait, it says how long it would have run (a main process that sleeps keeps its container
  * running; an exec or a run that sleeps past its time-out fails as the real one does). Tests add programs of their
  * own (`pg_dumpall`, `psql`) with `FakeEngine.program`.
@@ -55,20 +55,23 @@ export const BUILTINS: Record<string, Program> = {
     if (missing) return { exitCode: 1, stderr: `cat: can't open '${missing}': No such file or directory\n` };
     return ok(r.args.map((f) => r.files.get(f)).join(''));
   },
-  printenv: (r) => {
-    const value = r.env[r.args[0] ?? ''];
-    return value === undefined ? { exitCode: 1 } : ok(`${value}\n`);
-  },
   id: (r) => (r.args[0] === '-u' ? ok(`${(r.user ?? '0').split(':')[0]}\n`) : { exitCode: 1, stderr: 'id: only -u is faked\n' }),
   sleep: (r) => ({ exitCode: 0, runsMs: r.args[0] === 'infinity' ? Number.POSITIVE_INFINITY : Number(r.args[0] ?? 0) * 1000 }),
   tail,
 };
 
-/** Splits one simple command into words: whitespace, single and double quotes (no expansion). */
-export function words(text: string): string[] {
+/** `$NAME` and `${NAME}` from `env`; an unset one is empty, as in sh. */
+const expand = (text: string, env: Record<string, string>) => text.replace(/\$\{?(\w+)\}?/g, (_, name: string) => env[name] ?? '');
+
+/** Splits one simple command into words: whitespace, single quotes (literal), double quotes and bare words (expanded). */
+export function words(text: string, env: Record<string, string> = {}): string[] {
   const out: string[] = [];
   const re = /'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (const m of text.matchAll(re)) out.push(m[1] ?? m[2]?.replace(/\\(.)/g, '$1') ?? m[3] ?? '');
+  for (const m of text.matchAll(re)) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(expand(m[2].replace(/\\(.)/g, '$1'), env));
+    else out.push(expand(m[3] ?? '', env));
+  }
   return out;
 }
 
@@ -109,7 +112,7 @@ function runScript(script: string, run: Omit<ProgramRun, 'args'>, programs: Reco
     for (let i = 0; i < parts.length; i += 2) {
       const joint = parts[i - 1];
       if ((joint === '&&' && exitCode !== 0) || (joint === '||' && exitCode === 0)) continue;
-      const argv = words(parts[i] ?? '');
+      const argv = words(parts[i] ?? '', run.env);
       if (argv.length === 0) continue;
       const toStderr = argv.at(-1) === '>&2';
       if (toStderr) argv.pop();
