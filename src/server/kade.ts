@@ -26,7 +26,7 @@ import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
 import { createEngineCheck } from './engine/engine-check.ts';
-import { createEngineRestart } from './engine/engine-restart.ts';
+import { createEngineRestart } from './host/engine-restart.ts';
 import { createFleet } from './engine/fleet.ts';
 import { createHostHelper } from './engine/host-helper.ts';
 import { createHostService } from './host/host.service.ts';
