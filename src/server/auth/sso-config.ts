@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { ROLES, type Role } from '../../shared/roles.ts';
 import { AUTH_DEFAULT, type AuthSettingsT } from '../../shared/settings.ts';
 import type { ProxyConfig } from '../config/config.ts';
+import { createIpMatcher } from '../core/ip-match.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Db } from '../db/db.ts';
-import { createIpMatcher } from '../core/ip-match.ts';
 
 /** Single sign-on through a trusted reverse proxy; null when it is off. */
 export interface SsoConfig {

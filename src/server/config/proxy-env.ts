@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '../../shared/roles.ts';
-import { createIpMatcher } from '../core/ip-match.ts';
 import { AppError } from '../core/errors.ts';
+import { createIpMatcher } from '../core/ip-match.ts';
 
 /** The trusted reverse proxy and single sign-on through it; read once at start from the environment. */
 export interface ProxyConfig {

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { createMiddleware } from 'hono/factory';
-import { normaliseIp } from '../core/ip-match.ts';
 import { AppError } from '../core/errors.ts';
+import { normaliseIp } from '../core/ip-match.ts';
 import type { AppEnv } from './context.ts';
 
 /** The host part of a Host header, lower-case, without port or IPv6 brackets; '' when it cannot be read. */

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AppError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
-import { enforceCompose, judgeDevice, judgePath } from './bind-policy.ts';
 import { allowedDirProblem, type BindRules } from '../settings/bind-rules.ts';
+import { enforceCompose, judgeDevice, judgePath } from './bind-policy.ts';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kade-binds-')));
 after(() => undefined);

@@ -5,11 +5,11 @@ import { roleAllows } from '../../shared/roles.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
-import { realPathOf } from '../settings/path-check.ts';
-import { allFields } from '../templates/render.ts';
 import { allowedDirs, type BindRules, type BindScope, ownDataDir, sockets, spellings } from '../settings/bind-rules.ts';
-import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
+import { realPathOf } from '../settings/path-check.ts';
 import { type HostSource, hostSources } from '../templates/compose-sources.ts';
+import { allFields } from '../templates/render.ts';
+import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 import { COMPOSE_NAMES, ENV_FILE } from './stack-files.ts';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { BindRules } from '../settings/bind-rules.ts';
-import { enforceNoLinks, enforceStructure, linkOnTheWay } from './bind-structure.ts';
 import { hostSources } from '../templates/compose-sources.ts';
+import { enforceNoLinks, enforceStructure, linkOnTheWay } from './bind-structure.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kade-structure-'));
 after(() => rmSync(root, { recursive: true, force: true }));
