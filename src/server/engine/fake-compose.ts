@@ -8,7 +8,6 @@
  * until released; `calls` records every run.
  */
 import type { EngineEndpoint } from '../config/config.ts';
-import { AppError } from '../core/errors.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from './compose.ts';
 import { composeEnvironment } from './compose-cli.ts';
 import { composeFailed, composeInvalid, engineGone, noComposeCli, POOL_EXHAUSTED, poolExhausted } from './compose-errors.ts';
@@ -80,15 +79,12 @@ export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
       try {
         await work(p, say, opts);
       } catch (err) {
-        if (err instanceof AppError && err.code === 'compose_failed' && err.params.stack === p.name) throw err;
         const said = err instanceof Error ? err.message : String(err);
-        if (
-          !(await engine.ping().then(
-            () => true,
-            () => false,
-          ))
-        )
-          throw engineGone(p.name, op, endpoint, said);
+        const answers = await engine.ping().then(
+          () => true,
+          () => false,
+        );
+        if (!answers) throw engineGone(p.name, op, endpoint, said);
         if (POOL_EXHAUSTED.test(said)) throw poolExhausted(p.name, said);
         throw composeFailed(p.name, op, said);
       }
