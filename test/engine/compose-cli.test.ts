@@ -4,19 +4,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import Docker from 'dockerode';
 import { run } from '../../src/server/core/exec.ts';
 import type { ComposeProject } from '../../src/server/engine/compose.ts';
 import { createComposeCli } from '../../src/server/engine/compose-cli.ts';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
-import { COMPOSE_PROJECT_LABEL } from '../../src/server/engine/engine.ts';
 import { cleanupLabelled, requireEngine, TEST_LABEL } from '../helpers/engine.ts';
-import { rejectsWith } from './contract-helpers.ts';
 
 const ENDPOINT = { socketPath: '/var/run/docker.sock' };
 const engine = createDockerEngine(ENDPOINT);
-// Containers and networks the Engine interface does not cover are read with dockerode directly.
-const docker = new Docker(ENDPOINT);
 const compose = createComposeCli(ENDPOINT);
 const T = { timeout: 120_000 };
 const projects: ComposeProject[] = [];
@@ -41,7 +36,6 @@ function project(tag: string, yaml = `services:\n${service('web')}${service('wor
 }
 
 const states = async (p: ComposeProject) => (await engine.listContainers({ project: p.name })).map((c) => c.state).sort();
-const networks = async (p: ComposeProject) => docker.listNetworks({ filters: { label: [`${COMPOSE_PROJECT_LABEL}=${p.name}`] } });
 
 /**
  * A `docker` that has a compose plugin: logs each call's arguments one bracketed word each, then
@@ -80,54 +74,6 @@ after(async () => {
 test('variant() finds the installed CLI: v1 when docker has no compose plugin', T, async () => {
   const plugin = await run('docker', ['compose', 'version'], { timeoutMs: 15_000 }).catch(() => null);
   assert.equal(await compose.variant(), plugin?.code === 0 ? 'v2' : 'v1');
-});
-
-test('validate accepts a good file and gives compose_invalid with the CLI’s words for bad ones', T, async () => {
-  await compose.validate(project('valid'));
-  const badTypes = await rejectsWith(compose.validate(project('types', 'services:\n  a:\n    image: 1\n    ports: "x"\n')), 'compose_invalid');
-  assert.match(badTypes.message, /ports/);
-  assert.match(badTypes.message, /invalid type|must be/);
-  const unknownKey = await rejectsWith(compose.validate(project('key', `services:\n${service('web')}bogus: {}\n`)), 'compose_invalid');
-  assert.match(unknownKey.message, /bogus/);
-});
-
-test('up, stop, start, restart and down drive the project; onOutput gets the CLI output', T, async () => {
-  const p = project('life');
-  let output = '';
-  await compose.up(p, { onOutput: (chunk) => (output += chunk) });
-  assert.deepEqual(await states(p), ['running', 'running']);
-  assert.match(output, new RegExp(`${p.name}[-_]web[-_]1`), output);
-  const labels = (await engine.listContainers({ project: p.name })).map((c) => c.labels[TEST_LABEL]);
-  assert.deepEqual(labels, ['1', '1']);
-  assert.equal((await networks(p)).length, 1);
-
-  await compose.stop(p);
-  assert.deepEqual(await states(p), ['exited', 'exited']);
-  await compose.start(p);
-  assert.deepEqual(await states(p), ['running', 'running']);
-
-  const startedAt = async () => {
-    const [c] = await engine.listContainers({ project: p.name });
-    return ((await engine.inspectContainer(c?.id ?? '')) as { State: { StartedAt: string } }).State.StartedAt;
-  };
-  const before = await startedAt();
-  await compose.restart(p);
-  assert.deepEqual(await states(p), ['running', 'running']);
-  assert.ok((await startedAt()) > before, 'restart starts the containers anew');
-
-  await compose.down(p);
-  assert.deepEqual(await states(p), []);
-  assert.equal((await networks(p)).length, 0);
-});
-
-test('a failing up (image neither local nor pullable) throws soon with the CLI’s reason', T, async () => {
-  const p = project('nope', `services:\n${service('web', 'kade-test/busybox:nope')}`);
-  const started = Date.now();
-  const err = await rejectsWith(compose.up(p, { timeoutMs: 60_000 }), 'compose_failed');
-  assert.ok(Date.now() - started < 60_000, 'it does not run into the timeout');
-  assert.match(err.message, new RegExp(`compose up of '${p.name}' failed: `));
-  assert.match(err.message, /busybox:nope|pull|no such host|not found/i);
-  assert.deepEqual(await states(p), []);
 });
 
 test('the v2 plugin is preferred when `docker compose version` works, with arguments passed as they are', T, async () => {
