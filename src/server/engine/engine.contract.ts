@@ -166,16 +166,17 @@ function logCases(each: Each): void {
 function refusalCases(each: Each): void {
   each('an unknown container is not_found for every operation; a name taken or an image missing refuses the create', async (t, s) => {
     const missing = `kadetest-missing-${s.run}`;
+    // One at a time: a rejection must not wait unhandled while an earlier call is awaited.
     for (const call of [
-      t.engine.inspectContainer(missing),
-      t.engine.startContainer(missing),
-      t.engine.stopContainer(missing),
-      t.engine.restartContainer(missing),
-      t.engine.removeContainer(missing),
-      t.engine.containerLogs(missing, {}),
-      t.engine.exec(missing, { cmd: ['true'] }),
+      () => t.engine.inspectContainer(missing),
+      () => t.engine.startContainer(missing),
+      () => t.engine.stopContainer(missing),
+      () => t.engine.restartContainer(missing),
+      () => t.engine.removeContainer(missing),
+      () => t.engine.containerLogs(missing, {}),
+      () => t.engine.exec(missing, { cmd: ['true'] }),
     ]) {
-      await rejectsWith(call, 'not_found');
+      await rejectsWith(call(), 'not_found');
     }
     await s.container('taken');
     await rejectsWith(s.container('taken'), 'conflict');
