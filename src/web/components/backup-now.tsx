@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
+import { useAction } from '../forms/use-action.ts';
 import { t } from '../i18n.ts';
 import { createBackup } from './backups-api.ts';
 import { ErrorMessage } from './error-message.tsx';
@@ -9,27 +10,16 @@ import './backups.css';
 /** A manual backup of one app at a time: the refusal (disk_full names the sizes, slot_busy the app) or the job. */
 export function useBackupNow(onEnd: (job: JobT) => void) {
   const [run, setRun] = useState<{ stack: string; job: JobT; done: boolean } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [sending, setSending] = useState(false);
-  const running = sending || (run !== null && !run.done);
+  const send = useAction(async (stack: string) => setRun({ stack, job: await createBackup(stack), done: false }));
+  const running = send.busy || (run !== null && !run.done);
   const start = async (stack: string) => {
-    if (running) return;
-    setSending(true);
-    setError(null);
-    try {
-      const job = await createBackup(stack);
-      setRun({ stack, job, done: false });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setSending(false);
-    }
+    if (!running) await send.run(stack);
   };
   const ended = (job: JobT) => {
     setRun((r) => (r && r.job.id === job.id ? { ...r, done: true } : r));
     onEnd(job);
   };
-  return { run, error, running, start, ended, dismiss: () => setError(null) };
+  return { run, error: send.error, running, start, ended, dismiss: send.reset };
 }
 
 type BackupNowState = ReturnType<typeof useBackupNow>;

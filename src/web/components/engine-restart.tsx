@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
 import { ApiError, request } from '../api.ts';
+import { useAction } from '../forms/use-action.ts';
 import { t } from '../i18n.ts';
 import { Confirm } from './confirm.tsx';
 import { AlertBox, ErrorMessage } from './error-message.tsx';
@@ -25,22 +26,14 @@ export function refusalText(err: unknown): string | null {
  */
 export function EngineRestart() {
   const [asking, setAsking] = useState(false);
-  const [sending, setSending] = useState(false);
   const [job, setJob] = useState<JobT | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const running = sending || (job !== null && (job.state === 'running' || job.state === 'queued'));
+  const send = useAction(async () => setJob((await restartEngine()).job));
+  const { error } = send;
+  const running = send.busy || (job !== null && (job.state === 'running' || job.state === 'queued'));
   const start = async () => {
     setAsking(false);
-    setSending(true);
-    setError(null);
     setJob(null);
-    try {
-      setJob((await restartEngine()).job);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setSending(false);
-    }
+    await send.run();
   };
   const refusal = refusalText(error);
   return (
@@ -65,11 +58,11 @@ export function EngineRestart() {
         </p>
       )}
       {refusal !== null ? (
-        <AlertBox onDismiss={() => setError(null)}>
+        <AlertBox onDismiss={send.reset}>
           <p>{refusal}</p>
         </AlertBox>
       ) : (
-        <ErrorMessage error={error} onDismiss={() => setError(null)} />
+        <ErrorMessage error={error} onDismiss={send.reset} />
       )}
       {job && <JobProgress key={job.id} job={job} label={t('engine_restart.running')} onEnd={setJob} />}
     </section>

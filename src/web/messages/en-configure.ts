@@ -83,6 +83,10 @@ export const enConfigure = {
   'configure.path_absolute': 'An absolute path other than /, without : or ,',
   'configure.device_path': 'A device path under /dev/, e.g. /dev/ttyUSB0.',
 
+  'configure.outside_confirm': 'Allow these folders for {name} and apply?',
+  'configure.outside_intro':
+    'The settings give the app these host folders outside its own, which no app may use now. As an admin you can allow them for this app; the permission is recorded in the audit log.',
+  'configure.outside_yes': 'Allow and apply',
   'configure.forbidden.relative': '{path} is not an absolute path.',
   'configure.forbidden.not_allowed':
     '{path} is not allowed: an app may use only its own data folder ({own}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.',

@@ -85,6 +85,10 @@ export const nlConfigure = {
   'configure.path_absolute': 'Een absoluut pad anders dan /, zonder : of ,',
   'configure.device_path': 'Een apparaatpad onder /dev/, bijvoorbeeld /dev/ttyUSB0.',
 
+  'configure.outside_confirm': 'Deze mappen toestaan voor {name} en toepassen?',
+  'configure.outside_intro':
+    'De instellingen geven de app deze mappen op de host buiten de eigen map, die nu geen app mag gebruiken. Als beheerder kun je ze voor deze app toestaan; de toestemming wordt vastgelegd in het auditlog.',
+  'configure.outside_yes': 'Toestaan en toepassen',
   'configure.forbidden.relative': '{path} is geen absoluut pad.',
   'configure.forbidden.not_allowed':
     '{path} is niet toegestaan: een app mag alleen zijn eigen gegevensmap ({own}), zijn eigen map, de hostmappen die een beheerder toestond en de seriële en video-apparaten die Kade toont gebruiken.',

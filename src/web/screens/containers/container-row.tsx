@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { portText } from '../../components/port-text.ts';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { ContainerInspect } from './container-inspect.tsx';
@@ -32,9 +33,17 @@ interface Props {
 /** One container: state, image, ports, owner app; actions as the role and the own flag allow. */
 export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
   const [panel, setPanel] = useState<Panel>('none');
-  const [busy, setBusy] = useState<Op | null>(null);
   const [done, setDone] = useState<Op | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction(async (op: Op) => {
+    if (op === 'delete') await deleteContainer(c.id);
+    else await containerAction(c.id, op);
+    setDone(op);
+    setPanel('none');
+    onChanged();
+  });
+  const { error } = action;
+  // The operation under way, for the spinner's words; null while none runs.
+  const [busy, setBusy] = useState<Op | null>(null);
   const heading = useId();
   const running = c.state === 'running' || c.state === 'restarting';
   const toggle = (p: Panel) => setPanel(panel === p ? 'none' : p);
@@ -45,21 +54,11 @@ export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
   }, [panel]);
 
   const act = async (op: Op) => {
-    if (busy) return;
+    if (action.busy) return;
     setBusy(op);
     setDone(null);
-    setError(null);
-    try {
-      if (op === 'delete') await deleteContainer(c.id);
-      else await containerAction(c.id, op);
-      setDone(op);
-      setPanel('none');
-      onChanged();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(null);
-    }
+    await action.run(op);
+    setBusy(null);
   };
 
   const ops: ContainerAction[] = c.own ? [] : running ? ['stop', 'restart'] : ['start'];
@@ -144,7 +143,7 @@ export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
           {busy && <span class="ctr-spinner" aria-hidden="true" />}
           {busy ? t('containers.busy', { name: c.name }) : done ? t(`containers.done.${done}`, { name: c.name }) : ''}
         </p>
-        <ErrorMessage error={error} onDismiss={() => setError(null)} />
+        <ErrorMessage error={error} onDismiss={action.reset} />
         {panel === 'delete' && (
           <div class="ctr-confirm card">
             <p>{t('containers.delete_confirm', { name: c.name })}</p>

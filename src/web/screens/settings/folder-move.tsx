@@ -4,6 +4,7 @@ import type { SettingsT } from '../../../shared/settings.ts';
 import { Confirm } from '../../components/confirm.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { movePaths } from './settings-api.ts';
 
@@ -19,18 +20,14 @@ export const pendingMoves = (s: SettingsT) => MOVABLE.filter((k) => s[k] !== s.p
 export function FolderMove({ saved, onMoved }: { saved: SettingsT; onMoved: () => void }) {
   const [asking, setAsking] = useState(false);
   const [job, setJob] = useState<JobT | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const moves = pendingMoves(saved);
+  const move = useAction(async () => setJob((await movePaths(Object.fromEntries(moves.map((m) => [m.key, m.to])))).job));
+  const { error } = move;
   if (moves.length === 0 && !job) return null;
 
   const start = async () => {
     setAsking(false);
-    setError(null);
-    try {
-      setJob((await movePaths(Object.fromEntries(moves.map((m) => [m.key, m.to])))).job);
-    } catch (e) {
-      setError(e);
-    }
+    await move.run();
   };
   const ended = (j: JobT) => {
     if (j.state === 'succeeded') onMoved();
@@ -62,7 +59,7 @@ export function FolderMove({ saved, onMoved }: { saved: SettingsT; onMoved: () =
           <p>{t('move.confirm_body')}</p>
         </Confirm>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={move.reset} />
       {job && <JobProgress key={job.id} job={job} label={t('move.running')} onEnd={ended} />}
     </div>
   );

@@ -3,6 +3,8 @@ import type { JobT } from '../../../../shared/api.ts';
 import type { FieldValue, TemplateFileT } from '../../../../shared/template.ts';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
+import { OutsideConfirm } from '../../../components/outside-confirm.tsx';
+import { outsidePaths } from '../../../components/outside-paths.ts';
 import type { Instance } from '../../../forms/connect-field.tsx';
 import { refusedFieldText } from '../../../forms/field-problem.ts';
 import { advancedCount, allFields, buildSteps, type FormValues, startValues, textIn, toggleId } from '../../../forms/install-model.ts';
@@ -44,6 +46,8 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
   const [failure, setFailure] = useState<unknown>(null);
+  // Host folders outside the app an admin is asked to allow (a forbidden_path refusal's `confirm`), then applied again.
+  const [outside, setOutside] = useState<string[] | null>(null);
   const templateTags = useMemo(() => Object.fromEntries(config.services.map((s) => [s.name, s.tag === null ? tagOf(s.image) : null])), [config]);
   const hiddenCount = advancedCount(template);
   const fillName = useMemo(() => nameFiller(stack), [stack]);
@@ -116,6 +120,7 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   /** The server is the authority: what it names is marked where it was typed. */
   const showRefusal = (e: unknown) => {
     if (!(e instanceof ApiError) || e.fields.length === 0) return setFailure(e);
+    if (e.code === 'forbidden_path') setOutside(outsidePaths(e));
     if (e.code === 'forbidden_path') return mark(Object.fromEntries(e.fields.map((f) => [f, refusedFieldText(e, undefined, undefined)])));
     if (e.code === 'required_fields') setMissing(e.fields.filter((f) => fieldIds.has(f)));
     else setFailure(e);
@@ -124,9 +129,11 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
   };
 
   // A refusal is laid out by showRefusal (marks, the advanced settings opened), so the action keeps no error of its own.
-  const apply = useAction(async () => {
+  const apply = useAction(async (confirm?: string[]) => {
+    setOutside(null);
     try {
-      onStarted(await reconfigure(stack, reconfigureBody(template, values, kept, extras, start)));
+      const body = reconfigureBody(template, values, kept, extras, start);
+      onStarted(await reconfigure(stack, confirm ? { ...body, confirm_outside_paths: confirm } : body));
     } catch (err) {
       showRefusal(err);
     }
@@ -172,6 +179,17 @@ export function ConfigureForm({ stack, config, instances, devices, running, onSt
         </AlertBox>
       )}
       <ErrorMessage error={failure} />
+      {outside && (
+        <OutsideConfirm
+          title={t('configure.outside_confirm', { name: stack })}
+          yes={busy ? t('configure.applying') : t('configure.outside_yes')}
+          paths={outside}
+          onYes={() => void apply.run(outside)}
+          onNo={() => setOutside(null)}
+        >
+          <p>{t('configure.outside_intro')}</p>
+        </OutsideConfirm>
+      )}
       <ValueSections
         template={template}
         advanced={advanced}
