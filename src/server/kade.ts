@@ -26,9 +26,9 @@ import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
 import { createEngineCheck } from './engine/engine-check.ts';
-import { createEngineRestart } from './host/engine-restart.ts';
 import { createFleet } from './engine/fleet.ts';
 import { createHostHelper } from './engine/host-helper.ts';
+import { createEngineRestart } from './host/engine-restart.ts';
 import { createHostService } from './host/host.service.ts';
 import { cachedProbe, createHostProbe } from './host/host-probe.ts';
 import { createProbeImagePuller } from './host/probe-image.ts';
@@ -51,6 +51,7 @@ import { stackNames } from './stacks/listing.ts';
 import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
 import { createRegistryClient } from './updates/registry-client.ts';
+import { createUpdateResultsRepo } from './updates/update-results.repo.ts';
 import { createUpdatesService } from './updates/updates.service.ts';
 import { createUpdateChecks, registryCredentials } from './updates/updates-module.ts';
 
@@ -167,7 +168,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
     ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
   });
-  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: folders.LIBRARY_DIR, logger, events, clock });
+  const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: folders.LIBRARY_DIR, logger, events, clock, store: createUpdateResultsRepo(db) });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
   const stacks = createStacksService({
@@ -191,7 +192,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     events,
     logger,
     clock,
-    updateState: stackUpdates.state,
+    updateState: stackUpdates.known,
+    lookAtUpdates: stackUpdates.look,
     networks,
     subnets,
     backupFirst: (stack, reason, ctx, actor) => backupsRef?.backupFirst(stack, reason, ctx, actor) ?? Promise.resolve(),

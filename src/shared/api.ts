@@ -161,6 +161,8 @@ export const Stack = z.object({
   url: z.string().nullable(),
   categories: z.array(z.string()),
   update: z.enum(['update', 'current', 'unknown']),
+  /** When the registry check that gave `update` ran (ISO); null when the app was never checked. Results older than six hours stay, with their age. */
+  update_checked_at: z.string().nullable(),
   source: z.object({ repo: z.string(), app: z.string() }).nullable(),
   repo_status: RepoCacheStatus.nullable(),
   adopted: z.boolean(),
@@ -196,6 +198,8 @@ export type JobT = z.infer<typeof Job>;
 export type RepoT = z.infer<typeof Repo>;
 export type StoreAppT = z.infer<typeof StoreApp>;
 export type StackT = z.infer<typeof Stack>;
+/** An app's update state as the list shows it: the last known result and its time. */
+export type StackUpdateInfo = Pick<StackT, 'update' | 'update_checked_at'>;
 export type StackDetailT = z.infer<typeof StackDetail>;
 export type AuthStatusT = z.infer<typeof AuthStatus>;
 

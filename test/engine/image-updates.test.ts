@@ -102,7 +102,11 @@ test('a registry image: current, then update after a push, update job, current a
   );
   const backups = await suite.api.get<{ stack: string }[]>(`/api/backups?stack=${name}`);
   assert.equal(backups.body.length, 1, JSON.stringify(backups.body));
-  assert.equal((await listed(name)).update, 'unknown', 'the old result is forgotten');
+  assert.ok(
+    log.some((l) => l === 'checked again: up to date'),
+    `the update asks the registry again: ${log.join('\n')}`,
+  );
+  assert.equal((await listed(name)).update, 'current', 'the old result is replaced by the new one');
   assert.equal(await runningImageId(name), await imageId(V2), 'the container runs the new image');
   assert.equal((await check(name)).update, 'current');
 
@@ -116,7 +120,9 @@ test('a registry image: current, then update after a push, update job, current a
     c.images.map((i) => [i.reason, i.cached]),
     [['registry', false]],
   );
-  assert.equal((await listed(name)).update, 'unknown');
+  const kept = await listed(name);
+  assert.equal(kept.update, 'current', 'a registry that cannot be asked does not replace the last known result');
+  assert.ok(kept.update_checked_at, 'which is shown with its time');
 });
 
 test('a locally built image has no RepoDigests and stays unknown', async () => {

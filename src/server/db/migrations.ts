@@ -116,4 +116,6 @@ export const MIGRATIONS: readonly string[] = [
      used_at TEXT NOT NULL
    );
    CREATE INDEX known_devices_user ON known_devices(user_name, used_at);`,
+  // The last known update state of each app and when it was learned, so the badge and its age survive a restart (issue 24).
+  `CREATE TABLE update_results (stack TEXT PRIMARY KEY, state TEXT NOT NULL, checked_at TEXT NOT NULL);`,
 ];

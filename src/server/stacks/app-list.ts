@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import type { StackDetailT, StackT } from '../../shared/api.ts';
+import type { StackDetailT, StackT, StackUpdateInfo } from '../../shared/api.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import { repoCacheStatus } from '../catalogue/repo-cache-status.ts';
 import { AppError } from '../core/errors.ts';
@@ -7,7 +7,7 @@ import type { Logger } from '../core/logger.ts';
 import type { ContainerSummary } from '../engine/engine.ts';
 import type { Fleet } from '../engine/fleet.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
-import { groupByApp, listingOrNull, presentStack, stackNames } from './listing.ts';
+import { groupByApp, listingOrNull, NEVER_CHECKED, presentStack, stackNames } from './listing.ts';
 import type { StackDirs } from './stack-dir.ts';
 
 export interface AppListDeps {
@@ -16,11 +16,16 @@ export interface AppListDeps {
   /** The containers of compose projects: the container model's, or a shared live listing. */
   listing: () => Promise<ContainerSummary[]>;
   fleet?: Pick<Fleet, 'version'>;
-  update: (name: string) => StackT['update'];
+  /** The last known update state of an app and its time. */
+  update: (name: string) => StackUpdateInfo;
+  /** Told the apps someone looks at, so a stale update state is refreshed in the background (updates/). */
+  look?: (names: readonly string[]) => void;
   jobs: Pick<JobsService, 'list' | 'changes'>;
   catalogue: Pick<CatalogueService, 'list' | 'changes'>;
   logger: Logger;
 }
+
+const sameUpdate = (a: StackUpdateInfo, b: StackUpdateInfo | undefined): boolean => a.update === b?.update && a.update_checked_at === b.update_checked_at;
 
 /** A value computed again only when `counter` has moved since it was last computed. */
 function memoBy<T>(counter: () => number, compute: () => T): () => T {
@@ -42,7 +47,7 @@ export function createAppList(d: AppListDeps) {
     return (repo: string): StackT['repo_status'] => byId.get(repo) ?? null;
   });
 
-  type ListBase = Omit<StackT, 'failure' | 'update' | 'repo_status'>[];
+  type ListBase = Omit<StackT, 'failure' | 'update' | 'update_checked_at' | 'repo_status'>[];
 
   /** What the list takes from the files and the containers: kept for CACHE_MS while the container model stands still. */
   async function listBase(host: string): Promise<ListBase> {
@@ -89,7 +94,13 @@ export function createAppList(d: AppListDeps) {
     for (let i = 0; i < names.length; i++) {
       if (i > 0 && i % LIST_SLICE === 0) await new Promise<void>((r) => setImmediate(r));
       const n = names[i] as string;
-      const { containers: _c, update: _u, repo_status: _r, ...s } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
+      const {
+        containers: _c,
+        update: _u,
+        update_checked_at: _a,
+        repo_status: _r,
+        ...s
+      } = presentStack(dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
       base.push(s);
     }
     return base;
@@ -98,12 +109,12 @@ export function createAppList(d: AppListDeps) {
 
   // The update state, the repo's cache status and the last failed job change without any container changing:
   // they are looked at for every answer, never kept with the cached part.
-  const withOverlay = (base: ListBase, updates: StackT['update'][]): StackT[] => {
+  const withOverlay = (base: ListBase, updates: StackUpdateInfo[]): StackT[] => {
     const repoStatus = repoStatuses();
     const failures = lastFailures();
     return base.map((s, i) => ({
       ...s,
-      update: updates[i] ?? 'unknown',
+      ...(updates[i] ?? NEVER_CHECKED),
       repo_status: s.source ? repoStatus(s.source.repo) : null,
       failure: s.status === 'running' ? null : (failures.get(s.name) ?? null),
     }));
@@ -113,14 +124,15 @@ export function createAppList(d: AppListDeps) {
    * The list as JSON bytes, serialised again only when its base, a job, a repo or an app's update state changed:
    * under load most answers send the same bytes, with nothing built per request.
    */
-  const listBytes = new Map<string, { base: ListBase; jobs: number; repos: number; updates: StackT['update'][]; bytes: Uint8Array<ArrayBuffer> }>();
+  const listBytes = new Map<string, { base: ListBase; jobs: number; repos: number; updates: StackUpdateInfo[]; bytes: Uint8Array<ArrayBuffer> }>();
   async function listJson(host: string): Promise<Uint8Array<ArrayBuffer>> {
     const base = await listBase(host);
     const updates = base.map((s) => update(s.name));
+    d.look?.(base.map((s) => s.name));
     const jobs = d.jobs.changes();
     const repos = d.catalogue.changes();
     const hit = listBytes.get(host);
-    if (hit && hit.base === base && hit.jobs === jobs && hit.repos === repos && hit.updates.every((u, i) => u === updates[i])) return hit.bytes;
+    if (hit && hit.base === base && hit.jobs === jobs && hit.repos === repos && hit.updates.every((u, i) => sameUpdate(u, updates[i]))) return hit.bytes;
     const bytes = Buffer.from(JSON.stringify(withOverlay(base, updates)));
     // One entry per host name the interface is reached by; a handful at most.
     if (listBytes.size > 8) listBytes.clear();
@@ -173,6 +185,7 @@ export function createAppList(d: AppListDeps) {
 
   async function get(name: string, host: string): Promise<StackDetailT> {
     dirs.locate(name);
+    d.look?.([name]);
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
     const s = presentStack(dirs, name, containers ? (groupsOf(containers).get(name) ?? []) : null, opts);

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StackDetailT, StackT } from '../../shared/api.ts';
+import type { StackDetailT, StackT, StackUpdateInfo } from '../../shared/api.ts';
 import { isSafeName } from '../../shared/names.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ContainerSummary, Engine } from '../engine/engine.ts';
@@ -59,11 +59,14 @@ export function stackNames(libraryDir: string): string[] {
   }
 }
 
+/** An app no check has answered for yet. */
+export const NEVER_CHECKED: StackUpdateInfo = { update: 'unknown', update_checked_at: null };
+
 export interface PresentOptions {
   host: string;
   repoStatus: (repo: string) => StackT['repo_status'];
-  /** The cached registry update state of a stack; never a registry call. */
-  update?: (name: string) => StackT['update'];
+  /** The last known registry update state of a stack and its time; never a registry call. */
+  update?: (name: string) => StackUpdateInfo;
 }
 
 /** One stack as the list shows it, from its files (cached by mtime) and its containers. */
@@ -90,7 +93,7 @@ export function presentStack(dirs: StackDirs, name: string, containers: Containe
     services,
     url: web ? `${web.scheme}://${opts.host}:${web.port}${web.path}` : null,
     categories: meta?.categories.length ? meta.categories : ['overig'],
-    update: opts.update?.(name) ?? 'unknown',
+    ...(opts.update?.(name) ?? NEVER_CHECKED),
     source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
     repo_status: meta?.source ? opts.repoStatus(meta.source.repo) : null,
     adopted: loc?.adopted ?? false,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { JobT, StackT } from '../../shared/api.ts';
+import type { JobT, StackT, StackUpdateInfo } from '../../shared/api.ts';
 import type { FilesVerdictT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
@@ -28,9 +28,8 @@ import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
 import { refusedFilesOf } from './file-verdicts.ts';
-import { createHostPathReview } from './host-path-review.ts';
 import { installFiles, type PreparedInstall, prepareInstall } from './install.ts';
-import { adoptedProjects, sharedListing, stackNames } from './listing.ts';
+import { adoptedProjects, NEVER_CHECKED, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
 import { createReconfigure } from './reconfigure.ts';
 import { createRecovery } from './recovery.ts';
@@ -63,8 +62,10 @@ export interface StacksDeps {
   events: EventBus;
   logger: Logger;
   clock: () => Date;
-  /** The update state the list shows, from the 6-hour result cache (updates/); 'unknown' when absent. */
-  updateState?: (name: string) => StackT['update'];
+  /** The last known update state the list shows and its time (updates/); never checked when absent. */
+  updateState?: (name: string) => StackUpdateInfo;
+  /** Told the apps someone looks at: a stale update state is refreshed in the background (updates/). */
+  lookAtUpdates?: (names: readonly string[]) => void;
   /** ALLOW_PRIVILEGED_APPS as it is now: who may install an app with powers over the host (compose-policy.ts). */
   allowPrivileged?: () => PrivilegedPolicy;
   /** The shared networks apps join (networks/); without it no network is known. */
@@ -104,7 +105,7 @@ export function createStacksService(d: StacksDeps) {
     engineSocket: d.engineSocket,
     allowedHostDirs: d.allowedHostDirs,
   };
-  const update = d.updateState ?? (() => 'unknown' as const);
+  const update = d.updateState ?? (() => NEVER_CHECKED);
   const allowPrivileged = d.allowPrivileged ?? ((): PrivilegedPolicy => 'admins');
   /** A gate judging with other folders than those in use (the path move starts apps from the new ones). */
   // Apps from before seals existed, found at start: sealed as found the first time they are judged (compose-gate.ts),
@@ -131,7 +132,7 @@ export function createStacksService(d: StacksDeps) {
 
   const project = (name: string): ComposeProject => store.project(store.locate(name));
 
-  const appList = createAppList({ ...d, dirs, listing, update });
+  const appList = createAppList({ ...d, dirs, listing, update, ...(d.lookAtUpdates ? { look: d.lookAtUpdates } : {}) });
 
   /** The apps whose files compose would not run now, with why (the doctor lists them). */
   const refusedFiles = () => refusedFilesOf(store, gate);
@@ -414,8 +415,6 @@ export function createStacksService(d: StacksDeps) {
     installedBySource,
     /** What an app from the store would get over the host; the install form's review shows it. */
     powers: createAppPowers({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, allowPrivileged }),
-    /** The host folders an app from the store would use that the bind policy refuses; the install form shows them while typing. */
-    hostPaths: createHostPathReview({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, binds, dirOf }),
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
     connect,

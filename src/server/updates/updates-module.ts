@@ -9,6 +9,7 @@ import { registryHostOf } from './image-ref.ts';
 import { createKeyedLimiter } from './limiter.ts';
 import { createRegistryClient, type RegistryCredentials } from './registry-client.ts';
 import { createStackUpdates } from './stack-updates.ts';
+import type { UpdateResultsStore } from './update-results.repo.ts';
 
 /** SPEC Limits: image checks against registries, 4 at a time per registry. */
 export const CHECKS_PER_REGISTRY = 4;
@@ -29,6 +30,8 @@ export function createUpdateChecks(deps: {
   /** Where each background round's available updates are announced (`notify.update_available`). */
   events?: EventBus;
   clock?: () => Date;
+  /** Where the last known results outlive a restart (`update_results`). */
+  store?: UpdateResultsStore;
 }) {
   const registry = createRegistryClient({ credentials: () => registryCredentials(deps.settings) });
   const checker = createImageChecker({
@@ -44,6 +47,7 @@ export function createUpdateChecks(deps: {
     logger: deps.logger,
     now: Date.now,
     enabled: () => deps.settings.updateCheckEnabled(),
+    ...(deps.store ? { store: deps.store } : {}),
     onRound(checks) {
       // The daily round is named by its day, so a restart of Kade the same day does not announce an update again.
       const round = `update-check:${(deps.clock?.() ?? new Date()).toISOString().slice(0, 10)}`;

@@ -11,6 +11,7 @@ import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
 import { enOperate } from './en-operate.ts';
 import { enPolicy } from './en-policy.ts';
+import { enUpdates } from './en-updates.ts';
 /**
  * English messages. This table defines the keys; nl.ts must have exactly the
  * same ones (the compiler checks). Error texts are keyed `error.<code>` by the
@@ -215,6 +216,7 @@ export const en = {
   ...enNotify,
   ...enDoctor,
   ...enEngine,
+  ...enUpdates,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -12,6 +12,7 @@ import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
 import { nlOperate } from './nl-operate.ts';
 import { nlPolicy } from './nl-policy.ts';
+import { nlUpdates } from './nl-updates.ts';
 
 /** Dutch messages; typed against the English keys so neither table can miss one. */
 export const nl: Record<MessageKey, string> = {
@@ -216,4 +217,5 @@ export const nl: Record<MessageKey, string> = {
   ...nlNotify,
   ...nlDoctor,
   ...nlEngine,
+  ...nlUpdates,
 };

@@ -16,12 +16,21 @@ const check = defineRoute('operator', {
   method: 'post',
   path: '/api/stacks/{name}/update-check',
   tags: ['stacks'],
-  summary: 'Ask the registries now whether the images of an app have an update; the list shows the result for six hours',
+  summary: 'Ask the registries now whether the images of an app have an update; the list shows the result with its time',
   request: { params: NameParam },
   responses: { 200: json(StackUpdateCheck), ...PROBLEMS },
 });
 
+const checkAll = defineRoute('operator', {
+  method: 'post',
+  path: '/api/stacks/update-check',
+  tags: ['stacks'],
+  summary: 'Ask the registries now about the images of every app (job; while one runs, that job is answered)',
+  responses: { 202: json(JobAccepted), ...PROBLEMS },
+});
+
 export function updatesRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.openapi(update, (c) => c.json({ job: s.updates.update(actorOf(c), c.req.valid('param').name) }, 202));
+  app.openapi(checkAll, (c) => c.json({ job: s.updates.checkAll(actorOf(c)) }, 202));
   app.openapi(check, async (c) => c.json(await s.updates.check(actorOf(c), c.req.valid('param').name), 200));
 }

@@ -5,6 +5,7 @@ import { appNameOf } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
+import { CheckUpdateButton, UpdateState } from '../../components/update-state.tsx';
 import { usePolled } from '../../components/use-polled.ts';
 import { isBusy, useStackJobs } from '../../components/use-stack-jobs.ts';
 import { isMessageKey, t } from '../../i18n.ts';
@@ -73,6 +74,12 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
         <FailureLine stack={stack} canOperate={canOperate} onRetry={() => void run(name, 'start')} onRemove={() => setDeleting(true)} />
       )}
       {stack && <MetaLine stack={stack} />}
+      {stack && stack.status !== 'missing_compose' && (
+        <div class="stack-update appview-update">
+          <UpdateState stack={stack} />
+          {canOperate && <CheckUpdateButton name={name} onChecked={reload} since={byStack[name]?.job?.id ?? ''} />}
+        </div>
+      )}
       {stack && stack.status !== 'missing_compose' && <FilesRefusal name={name} user={user} onAccepted={reload} />}
       <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
       {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
@@ -123,7 +130,6 @@ function MetaLine({ stack }: { stack: StackDetailT }) {
     <>
       <p class="stack-meta appview-meta">
         {parts.join(' · ')}
-        {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
       </p>
       {stack.warning && <p class="stack-warning">{isMessageKey(warningKey) ? t(warningKey) : stack.warning}</p>}
     </>

@@ -1,6 +1,7 @@
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { CheckAllButton, CheckAllPanel, useCheckAll } from '../../components/update-state.tsx';
 import { useStackJobs } from '../../components/use-stack-jobs.ts';
 import { formatTime, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
@@ -16,6 +17,7 @@ export function AppsScreen({ user }: { user: UserT }) {
   // Viewers may look but not act; hiding the buttons is kinder than a refusal after every click.
   const canOperate = roleAllows(user.role, 'operator');
   const adopt = useAdoptPanel(reload);
+  const checkAll = useCheckAll(reload);
 
   return (
     <section class="page" aria-labelledby="page-title">
@@ -28,9 +30,11 @@ export function AppsScreen({ user }: { user: UserT }) {
           <button type="button" class="btn btn-small" onClick={reload}>
             {t('apps.refresh')}
           </button>
+          {canOperate && stacks !== null && stacks.length > 0 && <CheckAllButton state={checkAll} />}
           {canOperate && <AdoptToggle panel={adopt} />}
         </div>
       </div>
+      {canOperate && <CheckAllPanel state={checkAll} />}
       {canOperate && <AdoptPanel panel={adopt} />}
       <ErrorMessage error={error} />
       {stacks === null && !error && (
@@ -65,6 +69,7 @@ export function AppsScreen({ user }: { user: UserT }) {
               canOperate={canOperate}
               onAction={(name, action, opts) => void run(name, action, opts)}
               onDismiss={dismiss}
+              onChecked={reload}
             />
           ))}
         </ul>

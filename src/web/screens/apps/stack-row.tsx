@@ -5,6 +5,7 @@ import { appPath } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
+import { CheckUpdateButton, UpdateState } from '../../components/update-state.tsx';
 import { isBusy, type TrackedJob } from '../../components/use-stack-jobs.ts';
 import { isMessageKey, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
@@ -16,9 +17,11 @@ interface Props {
   canOperate: boolean;
   onAction: (name: string, action: StackAction, opts?: DeleteOptions) => void;
   onDismiss: (name: string) => void;
+  /** A user's update check answered: the list is asked again. */
+  onChecked: () => void;
 }
 
-export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Props) {
+export function StackRow({ stack, tracked, canOperate, onAction, onDismiss, onChecked }: Props) {
   const { name, status } = stack;
   const broken = status === 'missing_compose';
   const busy = isBusy(tracked);
@@ -38,6 +41,12 @@ export function StackRow({ stack, tracked, canOperate, onAction, onDismiss }: Pr
           </a>
         </h2>
         <StackMeta stack={stack} />
+        {!broken && (
+          <div class="stack-update">
+            <UpdateState stack={stack} />
+            {canOperate && <CheckUpdateButton name={name} onChecked={onChecked} since={tracked?.job?.id ?? ''} />}
+          </div>
+        )}
       </div>
       <p class="stack-status">
         <span class={`dot dot-${status}`} aria-hidden="true" />
@@ -98,7 +107,6 @@ function StackMeta({ stack }: { stack: StackT }) {
   return (
     <p class="stack-meta">
       {parts.join(' · ')}
-      {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
       {stack.repo_status?.outdated && (
         <span class="badge badge-outdated" title={t('apps.repo_outdated_hint')}>
           {t('apps.repo_outdated')}

@@ -1,0 +1,22 @@
+/** English messages of the apps' update state and checks (components/update-state.tsx); merged into `en` in en.ts. */
+export const enUpdates = {
+  'age.just_now': 'just now',
+  'updates.never_checked': 'Not checked for updates yet',
+  'updates.checked.update': 'checked {age}',
+  'updates.checked.current': 'Up to date, checked {age}',
+  'updates.checked.unknown': 'Update state unknown, checked {age}',
+  'updates.check': 'Check now',
+  'updates.check_label': 'Check {name} for updates now',
+  'updates.checking': 'Checking…',
+  'updates.check_all': 'Check all for updates',
+  'updates.check_all_label': 'Checking all apps for updates',
+  'updates.check_all_close': 'Close',
+  'updates.outcome.update': 'An update is available.',
+  'updates.outcome.current': 'Up to date.',
+  'updates.outcome.no_images': 'No containers to compare: start the app first.',
+  'updates.outcome.registry': 'The registry of {image} could not be asked: {detail}',
+  'updates.outcome.local_build': '{image} was built on this host: there is no registry image to compare with.',
+  'updates.outcome.not_pulled': '{image} is not on this host yet: start the app first.',
+  'updates.outcome.invalid_ref': '{image} is not an image name a registry knows.',
+  'updates.outcome.unknown': 'Kade could not tell whether an update is available.',
+} as const;
