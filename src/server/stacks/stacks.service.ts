@@ -28,6 +28,7 @@ import { createCredentials } from './credentials.ts';
 import { createEditors } from './editors.ts';
 import { parseEnv } from './env-file.ts';
 import { refusedFilesOf } from './file-verdicts.ts';
+import { createHostPathReview } from './host-path-review.ts';
 import { installFiles, type PreparedInstall, prepareInstall } from './install.ts';
 import { adoptedProjects, NEVER_CHECKED, sharedListing, stackNames } from './listing.ts';
 import { createAppPowers } from './powers.ts';
@@ -415,6 +416,8 @@ export function createStacksService(d: StacksDeps) {
     installedBySource,
     /** What an app from the store would get over the host; the install form's review shows it. */
     powers: createAppPowers({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, allowPrivileged }),
+    /** The host folders an app from the store would use that the bind policy refuses; the install form shows them while typing. */
+    hostPaths: createHostPathReview({ catalogue: d.catalogue, prefill: context.prefill, timezone: d.timezone, binds, dirOf }),
     config: reconfigure.config,
     reconfigure: reconfigure.reconfigure,
     connect,
