@@ -129,8 +129,11 @@ export type SettingsUpdateT = z.infer<typeof SettingsUpdate>;
 /** `not_allowed`: the one answer a non-admin gets for a folder outside the places an app may use, whatever the reason. */
 export const PATH_REASONS = ['relative', 'system', 'outside_base', 'not_a_directory', 'not_writable', 'not_creatable', 'missing', 'not_allowed'] as const;
 export type PathReason = (typeof PATH_REASONS)[number];
-/** Which rules apply: the base and derived folders must lie in the mounted BASE_DIR; the offsite folder must exist (a mount). */
-export const PATH_CHECK_KEYS = [...PATH_KEYS, 'BACKUP_OFFSITE_DIR'] as const;
+/**
+ * Which rules apply: the base and derived folders must lie in the mounted BASE_DIR; the offsite folder must exist (a
+ * mount); an allowed host folder (ALLOWED_HOST_DIRS, one at a time) is judged by the rule its save applies.
+ */
+export const PATH_CHECK_KEYS = [...PATH_KEYS, 'BACKUP_OFFSITE_DIR', 'ALLOWED_HOST_DIRS'] as const;
 export type PathCheckKey = (typeof PATH_CHECK_KEYS)[number];
 
 /** GET /api/paths/check?path=P (optionally &key=K). `reason` says why `ok` is false. */

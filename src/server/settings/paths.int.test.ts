@@ -117,6 +117,24 @@ describe('paths', () => {
     isProblem(await q('/x', 'NOT_A_KEY'), 400, 'validation');
   });
 
+  test('an allowed host folder is checked one at a time by the rule its save applies, so the form says it while typing (issue #24 item 18)', async () => {
+    const q = (p: string) => suite.admin.get(`/api/paths/check?path=${encodeURIComponent(p)}&key=ALLOWED_HOST_DIRS`);
+    // Outside the mounted BASE_DIR is fine: apps bind it, Kade need not reach it.
+    assert.deepEqual([(await q(join(suite.outside, 'media'))).body.ok, (await q(join(suite.outside, 'media'))).body.reason], [true, null]);
+    for (const [path, reason] of [
+      ['media', 'relative'],
+      ['/', 'system'],
+      ['/etc/ssl', 'system'],
+      ['/var/run', 'system'],
+      [join(suite.server.baseDir, 'stacks'), 'system'],
+    ] as const) {
+      const r = await q(path);
+      assert.deepEqual([r.body.ok, r.body.reason, r.body.fix], [false, reason, null], path);
+    }
+    // The same folders refused by the save, so the check and the save agree.
+    isProblem(await suite.admin.put('/api/settings', { ALLOWED_HOST_DIRS: ['/etc/ssl'] }), 400, 'validation');
+  });
+
   test('after a restart Kade works in the saved folders', async () => {
     const base = join(suite.server.baseDir, 'after-restart');
     assert.equal((await suite.admin.put('/api/settings', { BASE_DIR: base, DATA_DIR: '' })).status, 200);

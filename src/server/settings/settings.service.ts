@@ -79,13 +79,20 @@ export function createSettingsService(d: SettingsDeps) {
     }
   }
 
+  /** What an allowed host folder may neither be nor hold: the engine socket and Kade's own folders (bind-rules.ts). */
+  const kadeFolders = () => ({
+    engineSocket: rules.engineSocket ?? null,
+    stateDir: d.stateDir,
+    libraryDir: pathsInUse.LIBRARY_DIR,
+    backupDir: pathsInUse.BACKUP_DIR,
+  });
+
   /** ALLOWED_HOST_DIRS: absolute, never `/`, a system folder, the engine socket or Kade's own folders (bind-policy.ts). */
   function checkAllowedDirs(plan: Plan): void {
     const dirs = plan.set.ALLOWED_HOST_DIRS;
     if (!Array.isArray(dirs)) return;
-    const k = { engineSocket: rules.engineSocket ?? null, stateDir: d.stateDir, libraryDir: pathsInUse.LIBRARY_DIR, backupDir: pathsInUse.BACKUP_DIR };
     for (const dir of dirs.map(String)) {
-      const problem = allowedDirProblem(dir, k);
+      const problem = allowedDirProblem(dir, kadeFolders());
       if (problem) {
         throw new AppError('validation', `ALLOWED_HOST_DIRS: '${dir}' ${problem}`, {
           params: { field: 'ALLOWED_HOST_DIRS', path: dir },
@@ -160,6 +167,13 @@ export function createSettingsService(d: SettingsDeps) {
      */
     checkPath(actor: Actor, path: string, key?: PathCheckKey): PathCheckT {
       const c = checkPath(path, key, rules);
+      if (key === 'ALLOWED_HOST_DIRS') {
+        // An allowed host folder is judged by the save's own rule (relative; the root, a system folder, the socket or
+        // Kade's own folders: `system`), for admins only, who alone edit it; apps bind it, so Kade's reach does not matter.
+        requireRole(actor, 'admin', 'the check of an allowed host folder');
+        const reason = !c.path.startsWith('/') ? 'relative' : allowedDirProblem(c.path, kadeFolders()) ? 'system' : null;
+        return { ...c, ok: reason === null, reason, fix: null };
+      }
       if (roleAllows(actor.role, 'admin')) return c;
       const real = realPathOf(c.path);
       const within = (dir: string) => isInside(c.path, normalisePath(dir)) || isInside(real, realPathOf(normalisePath(dir)));
