@@ -11,6 +11,25 @@ function fail(err: unknown): never {
   process.exit(1);
 }
 
+/**
+ * The line a person starting Kade reads: where to open it and what comes next there. Whether an account exists is
+ * asked of Kade itself (GET /api/auth/status, in process), as the browser will ask it.
+ */
+async function announce(fetch: (req: Request, env: unknown) => Promise<Response>, bind: string, port: number): Promise<void> {
+  const any = bind === '0.0.0.0' || bind === '::';
+  const host = any ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
+  const url = `http://${host}:${port}`;
+  let next = 'open it to sign in';
+  try {
+    // With the Host header a browser sends: before setup, Kade answers only to its own names and addresses.
+    const res = await fetch(new Request(`${url}/api/auth/status`, { headers: { host: `${host}:${port}` } }), {});
+    if (((await res.json()) as { setup_required?: boolean }).setup_required) next = 'open it to create the admin account';
+  } catch {
+    // Kade answers its own status; should it not, the address alone still helps.
+  }
+  process.stdout.write(`Kade is running at ${url}${any ? ' (and every other address of this host)' : ''} — ${next}\n`);
+}
+
 try {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
@@ -24,6 +43,7 @@ try {
   );
   const server = serve({ fetch: kade.fetch, port: config.port, hostname: config.bind }, (info) => {
     logger.info({ address: info.address, port: info.port, version: config.version, base_dir: config.baseDir }, 'kade listening');
+    void announce(kade.fetch, config.bind, info.port);
   });
   server.on('error', (err) => fail(err));
   const stop = () => {

@@ -14,10 +14,10 @@ test('the image starts node with the flags and the environment of scripts/node-r
   for (const [k, v] of Object.entries(runtime.env)) assert.match(dockerfile, new RegExp(`^\\s+${k}=${v} \\\\$`, 'm'), `ENV ${k}=${v} in the Dockerfile`);
 });
 
-test('npm start starts node with the same flags and environment', () => {
+test('npm start starts node with the same flags and environment, in place of its shell (so npm signals reach Kade)', () => {
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts.start;
   const env = Object.entries(runtime.env).map(([k, v]) => `${k}=${v}`);
-  assert.equal(start, [...env, 'node', ...runtime.flags, 'scripts/start.mjs'].join(' '));
+  assert.equal(start, [...env, 'exec', 'node', ...runtime.flags, 'scripts/start.mjs'].join(' '));
 });
 
 test('the bench reads the same file for the Kade it starts', () => {

@@ -92,7 +92,8 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
     c.set('log', log);
     const started = performance.now();
     await next();
-    log.info({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+    // Debug: at info every page view wrote several lines, drowning what Kade itself has to say (SVC_LOG_LEVEL=debug shows them).
+    log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
   app.use('/api/*', async (c, next) => {
     await next();
