@@ -24,11 +24,11 @@ let commit = '';
 const problems: string[] = [];
 
 before(async () => {
-  git = await startGitServer();
-  // The helper's git takes its environment from this process: the fixture commit gets a date of its own.
+  // The helper's git takes its environment from this process when it starts: the fixture commit gets a date of its own.
   process.env.GIT_COMMITTER_DATE = COMMIT_DATE;
   process.env.GIT_AUTHOR_DATE = COMMIT_DATE;
   try {
+    git = await startGitServer();
     await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
   } finally {
     delete process.env.GIT_COMMITTER_DATE;
