@@ -25,6 +25,9 @@ export const enPolicy = {
   'settings.allowed_host_dirs': 'Host folders apps may use (ALLOWED_HOST_DIRS)',
   'settings.allowed_host_dirs_hint':
     'One absolute folder per line, for example a media folder. Besides these, an app may only use its own data folder and the serial and video devices Kade lists.',
+  'settings.allowed_dir_relative': '{path} is not an absolute path: start it with /.',
+  'settings.allowed_dir_forbidden':
+    '{path} cannot be allowed: it is or holds a folder no app may use (the root, the host’s system folders, the engine socket or Kade’s own folders).',
   'settings.update_check': 'Check once a day whether the images of the apps have an update (UPDATE_CHECK_ENABLED)',
   'settings.update_check_hint': 'The check asks the registries the images come from, such as Docker Hub. Switched off, Kade never asks them on its own.',
 } as const;

@@ -27,6 +27,9 @@ export const nlPolicy: Record<keyof typeof enPolicy, string> = {
   'settings.allowed_host_dirs': 'Mappen van de host die apps mogen gebruiken (ALLOWED_HOST_DIRS)',
   'settings.allowed_host_dirs_hint':
     'Eén absolute map per regel, bijvoorbeeld een map met media. Verder mag een app alleen zijn eigen datamap gebruiken en de seriële en video-apparaten die Kade toont.',
+  'settings.allowed_dir_relative': '{path} is geen absoluut pad: begin het met /.',
+  'settings.allowed_dir_forbidden':
+    '{path} kan niet worden toegestaan: het is of bevat een map die geen app mag gebruiken (de root, systeemmappen van de host, de engine-socket of Kades eigen mappen).',
   'settings.update_check': 'Elke dag nagaan of de images van de apps een update hebben (UPDATE_CHECK_ENABLED)',
   'settings.update_check_hint':
     'De controle vraagt het aan de registries waar de images vandaan komen, zoals Docker Hub. Uitgeschakeld vraagt Kade dat nooit uit zichzelf.',

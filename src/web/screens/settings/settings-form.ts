@@ -3,6 +3,7 @@ import type { SettingsT, SettingsUpdateT } from '../../../shared/settings.ts';
 import { DERIVED_FOLDERS, type DerivedPathKey, NUMBER_KEYS, SECRET_KEYS, type SecretKey } from '../../../shared/settings-keys.ts';
 import { messagesByField, nameProblem, type SchemaIssue } from '../../forms/field-messages.ts';
 import { t } from '../../i18n.ts';
+import { allowedDirsOf } from './allowed-dirs.ts';
 
 /** What the form edits: inputs as typed; secrets as a replacement and a remove mark, never the value. */
 export interface SettingsForm {
@@ -69,9 +70,7 @@ export function toUpdate(form: SettingsForm): SettingsUpdateT {
   for (const k of TEXT_KEYS) body[k] = NUMBERS.has(k) ? toNumber(form.text[k]) : form.text[k].trim();
   body.APP_NETWORKS = networksOf(form);
   // One folder per line; a folder name may hold spaces or commas.
-  body.ALLOWED_HOST_DIRS = form.text.ALLOWED_HOST_DIRS.split('\n')
-    .map((d) => d.trim())
-    .filter(Boolean);
+  body.ALLOWED_HOST_DIRS = allowedDirsOf(form.text.ALLOWED_HOST_DIRS);
   for (const k of SECRET_KEYS) {
     const s = form.secrets[k];
     if (s.remove) body[k] = { set: false };

@@ -9,6 +9,7 @@ import { useAction } from '../../forms/use-action.ts';
 import { schemaIssues, useSchemaIssues } from '../../forms/use-schema-issues.ts';
 import { t } from '../../i18n.ts';
 import { navigate } from '../../router.ts';
+import { useAllowedDirsProblem } from './allowed-dirs.ts';
 import { FoldersSection } from './folders-section.tsx';
 import { makeBinders, type SectionProps } from './form-bind.ts';
 import { BackupsSection, NetworksSection, NotifySection, RegistrySection, SecuritySection, SsoSection, TimeSection, UpdatesSection } from './sections.tsx';
@@ -33,7 +34,8 @@ export function SettingsScreen() {
   const [invalid, setInvalid] = useState<string[] | null>(null);
   const [sent, setSent] = useState<SettingsForm | null>(null);
   const issues = useSchemaIssues('settings', form ? toUpdate(form) : null);
-  const live = form ? settingsMessages(form, issues) : {};
+  const dirsProblem = useAllowedDirsProblem(form?.text.ALLOWED_HOST_DIRS);
+  const live: Record<string, string> = { ...(form ? settingsMessages(form, issues) : {}), ...(dirsProblem ? { ALLOWED_HOST_DIRS: dirsProblem } : {}) };
 
   const store = useAction(async (body: SettingsUpdateT) => {
     const s = await saveSettings(body);
@@ -61,7 +63,7 @@ export function SettingsScreen() {
     if (!form || store.busy) return;
     setOther(null);
     const body = toUpdate(form);
-    const keys = Object.keys(settingsMessages(form, await schemaIssues('settings', body)));
+    const keys = [...new Set([...Object.keys(settingsMessages(form, await schemaIssues('settings', body))), ...(dirsProblem ? ['ALLOWED_HOST_DIRS'] : [])])];
     setInvalid(keys.length > 0 ? keys : null);
     if (keys.length === 0) {
       setSent(form);
