@@ -23,6 +23,8 @@ export interface GitServerOptions {
    * `authorized` tells whether the request carried the expected token (always true without one).
    */
   intercept?: (req: IncomingMessage, res: ServerResponse, authorized: boolean) => boolean;
+  /** The port on 127.0.0.1; an ephemeral one when absent (`npm run examples:serve` asks for a fixed one). */
+  port?: number;
 }
 
 /** The real one of the contract's servers (git.contract.ts), as the fake git's `serve()` gives them. */
@@ -72,7 +74,10 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
     if (opts.dumb) serveFile(req, res, root);
     else serveCgi(req, res, root, gitEnv);
   });
-  const port = await listen(server);
+  const port = await listen(server, opts.port ?? 0).catch(async (err: unknown) => {
+    await rm(base, { recursive: true, force: true });
+    throw err;
+  });
 
   const stateOf = (name: string): RepoState => {
     const state = repos.get(name);
@@ -121,10 +126,10 @@ export async function startGitServer(opts: GitServerOptions = {}): Promise<GitSe
   };
 }
 
-function listen(server: Server): Promise<number> {
+function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 }
 

@@ -6,6 +6,7 @@ import { enCatalogue } from './en-catalogue.ts';
 import { enConfigure } from './en-configure.ts';
 import { enDoctor } from './en-doctor.ts';
 import { enEngine } from './en-engine.ts';
+import { enExamples } from './en-examples.ts';
 import { enForms } from './en-forms.ts';
 import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
@@ -216,6 +217,7 @@ export const en = {
   ...enNotify,
   ...enDoctor,
   ...enEngine,
+  ...enExamples,
   ...enUpdates,
 } as const;
 

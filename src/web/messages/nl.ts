@@ -7,6 +7,7 @@ import { nlCatalogue } from './nl-catalogue.ts';
 import { nlConfigure } from './nl-configure.ts';
 import { nlDoctor } from './nl-doctor.ts';
 import { nlEngine } from './nl-engine.ts';
+import { nlExamples } from './nl-examples.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
@@ -217,5 +218,6 @@ export const nl: Record<MessageKey, string> = {
   ...nlNotify,
   ...nlDoctor,
   ...nlEngine,
+  ...nlExamples,
   ...nlUpdates,
 };

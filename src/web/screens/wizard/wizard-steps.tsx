@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JobT } from '../../../shared/api.ts';
 import { joinPath, normalisePath } from '../../../shared/paths.ts';
+import { EXAMPLES_SUBDIRECTORY, PROJECT_REPO_URL } from '../../../shared/project.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { SaveResult } from '../../components/save-result.tsx';
@@ -92,10 +93,23 @@ export function RepoStep({ repos, onBack, onDone }: { repos: number; onBack: () 
     }
   };
   const bad = error !== null;
+  const useExamples = () => {
+    setUrl(PROJECT_REPO_URL);
+    setBranch('main');
+    setSubdir(EXAMPLES_SUBDIRECTORY);
+    setError(null);
+  };
   return (
     <form onSubmit={(e) => void submit(e)} noValidate aria-busy={busy}>
       <StepTitle text={t('wizard.step.repo')} />
       <p>{t('wizard.repo_text')}</p>
+      <div class="notice wizard-examples">
+        <p>{t('wizard.examples_text', { url: PROJECT_REPO_URL, folder: EXAMPLES_SUBDIRECTORY })}</p>
+        <button type="button" class="btn btn-small" onClick={useExamples}>
+          {t('wizard.examples_use')}
+        </button>
+        <p class="muted small">{t('wizard.examples_local')}</p>
+      </div>
       {repos > 0 && (
         <div class="notice wizard-existing">
           <p>{t('wizard.repo_existing', { count: repos })}</p>
