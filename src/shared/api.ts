@@ -62,6 +62,19 @@ export const Job = z.object({
   ip: z.string().nullable().optional(),
 });
 export const JobAccepted = z.object({ job: Job });
+/** `GET /api/jobs`: narrowed by app, kind and state; `before` (a `started_at`) pages back. */
+export const JobQuery = z.object({
+  stack: Name.optional(),
+  kind: z
+    .string()
+    .regex(/^[a-z][a-z0-9_.-]{0,63}$/)
+    .optional(),
+  state: z.enum(JOB_STATES).optional(),
+  before: z.string().max(40).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+/** `GET /api/jobs/facets`: the apps and kinds that have jobs, for the filters. */
+export const JobFacets = z.object({ stacks: z.array(z.string()), kinds: z.array(z.string()) });
 export const JobLog = z.object({ lines: z.array(z.string()), next_offset: z.number().int(), done: z.boolean() });
 
 export const RepoInput = z.object({

@@ -23,3 +23,12 @@ export function appNameOf(path: string): string | null {
 /** `/store/{repo}/{app}/install`: the address of the install form of one app of the store. */
 export const INSTALL_PATH = /^\/store\/([^/]+)\/([^/]+)\/install\/?$/;
 export const installPath = (repo: string, app: string): string => `/store/${encodeURIComponent(repo)}/${encodeURIComponent(app)}/install`;
+
+/** The jobs screen, narrowed to one app, with one job's log open. */
+export function jobsPath(opts: { app?: string; job?: string } = {}): string {
+  const q = new URLSearchParams();
+  if (opts.app) q.set('app', opts.app);
+  if (opts.job) q.set('job', opts.job);
+  const s = q.toString();
+  return s ? `/jobs?${s}` : '/jobs';
+}

@@ -201,3 +201,42 @@ test('runNow records a file-only change as a job, refuses a busy app and fails t
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('the jobs screen narrows past jobs by app, kind and state, pages back by start time, and lists its filter choices', async () => {
+  let at = Date.parse('2026-01-01T00:00:00Z');
+  const dir = mkdtempSync(join(tmpdir(), 'kade-jobs-'));
+  const db = openDb(join(dir, 'kade.db'));
+  const logger = createLogger('silent');
+  const jobs = createJobsService({
+    repo: createJobsRepo(db),
+    logs: createJobLogStore(dir),
+    events: createEventBus(logger),
+    logger,
+    clock: () => {
+      at += 1000;
+      return new Date(at);
+    },
+  });
+  const run = async (kind: string, stack: string | null, fail = false) => {
+    const j = jobs.start({ kind, stack, actor }, async () => {
+      if (fail) throw new Error('no');
+    });
+    await jobs.idle();
+    return j.id;
+  };
+  const install = await run('stack.install', 'a');
+  const backup = await run('backup.create', 'a', true);
+  const other = await run('stack.install', 'b');
+  const sync = await run('repo.sync', null);
+  const ids = (f: Parameters<typeof jobs.find>[0]) => jobs.find(f).map((j) => j.id);
+  assert.deepEqual(ids({ limit: 100 }), [sync, other, backup, install]);
+  assert.deepEqual(ids({ stack: 'a', limit: 100 }), [backup, install]);
+  assert.deepEqual(ids({ kind: 'stack.install', limit: 100 }), [other, install]);
+  assert.deepEqual(ids({ state: 'failed', limit: 100 }), [backup]);
+  assert.deepEqual(ids({ stack: 'a', kind: 'stack.install', state: 'succeeded', limit: 100 }), [install]);
+  assert.deepEqual(ids({ limit: 2 }), [sync, other]);
+  assert.deepEqual(ids({ before: jobs.get(other).started_at, limit: 2 }), [backup, install]);
+  assert.deepEqual(jobs.facets(), { stacks: ['a', 'b'], kinds: ['backup.create', 'repo.sync', 'stack.install'] });
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -6,7 +6,7 @@ import { AppError, errorMessage, notFound } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
 import type { Logger } from '../core/logger.ts';
 import type { JobDetail, JobLogStore } from './job-log.ts';
-import type { JobsRepo } from './jobs.repo.ts';
+import type { JobFilter, JobsRepo } from './jobs.repo.ts';
 
 export interface JobContext {
   readonly id: string;
@@ -246,6 +246,9 @@ export function createJobsService(deps: { repo: JobsRepo; logs: JobLogStore; eve
     runNow,
     get,
     list: (limit = 100) => repo.recent(limit),
+    /** Past and running jobs narrowed by app, kind and state, newest first (the jobs screen). */
+    find: (filter: JobFilter) => repo.find(filter),
+    facets: () => repo.facets(),
     /** Counts every job started or ended: what is derived from the job list (an app's last failure) is kept while it stands still. */
     changes: () => changes,
     busy: taken,

@@ -1,6 +1,8 @@
 import type { StackT } from '../../shared/api.ts';
 import type { StackAction } from '../api.ts';
+import { jobsPath } from '../app-paths.ts';
 import { t } from '../i18n.ts';
+import { onLinkClick } from '../router.ts';
 import { AlertBox, ErrorMessage } from './error-message.tsx';
 import { isBusy, type TrackedJob } from './use-stack-jobs.ts';
 import './stack.css';
@@ -69,6 +71,11 @@ export function FailureLine({ stack, canOperate, onRetry, onRemove }: { stack: S
   return (
     <div class="stack-failure" role="alert">
       <p>{f.state === 'failed' ? t('apps.failure.failed', { kind: f.kind, message: f.message }) : t('apps.failure.interrupted', { kind: f.kind })}</p>
+      <p>
+        <a href={jobsPath({ app: stack.name, job: f.job })} onClick={onLinkClick}>
+          {t('jobs.failure_log')}
+        </a>
+      </p>
       {canOperate && (
         <p class="delete-app-buttons">
           <button type="button" class="btn btn-small btn-primary" aria-label={t('apps.failure.retry_label', { name: stack.name })} onClick={onRetry}>

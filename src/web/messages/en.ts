@@ -8,6 +8,7 @@ import { enDoctor } from './en-doctor.ts';
 import { enEngine } from './en-engine.ts';
 import { enExamples } from './en-examples.ts';
 import { enForms } from './en-forms.ts';
+import { enJobs } from './en-jobs.ts';
 import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
 import { enOperate } from './en-operate.ts';
@@ -217,6 +218,7 @@ export const en = {
   ...enNotify,
   ...enDoctor,
   ...enEngine,
+  ...enJobs,
   ...enExamples,
   ...enUpdates,
 } as const;

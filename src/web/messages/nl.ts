@@ -9,6 +9,7 @@ import { nlDoctor } from './nl-doctor.ts';
 import { nlEngine } from './nl-engine.ts';
 import { nlExamples } from './nl-examples.ts';
 import { nlForms } from './nl-forms.ts';
+import { nlJobs } from './nl-jobs.ts';
 import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
 import { nlOperate } from './nl-operate.ts';
@@ -218,6 +219,7 @@ export const nl: Record<MessageKey, string> = {
   ...nlNotify,
   ...nlDoctor,
   ...nlEngine,
+  ...nlJobs,
   ...nlExamples,
   ...nlUpdates,
 };

@@ -13,6 +13,7 @@ const AuditScreen = lazyScreen(() => import('./audit/audit-screen.tsx').then((m)
 const BackupsScreen = lazyScreen(() => import('./backups/backups-screen.tsx').then((m) => m.BackupsScreen));
 const DiagnosticsScreen = lazyScreen(() => import('./diagnostics/diagnostics-screen.tsx').then((m) => m.DiagnosticsScreen));
 const ContainersScreen = lazyScreen(() => import('./containers/containers-screen.tsx').then((m) => m.ContainersScreen));
+const JobsScreen = lazyScreen(() => import('./jobs/jobs-screen.tsx').then((m) => m.JobsScreen));
 const InstallScreen = lazyScreen(() => import('./install/install-screen.tsx').then((m) => m.InstallScreen));
 const NetworksScreen = lazyScreen(() => import('./networks/networks-screen.tsx').then((m) => m.NetworksScreen));
 const NotificationsScreen = lazyScreen(() => import('./notifications/notifications-screen.tsx').then((m) => m.NotificationsScreen));
@@ -59,6 +60,8 @@ export const SCREENS: ScreenRoute[] = [
   },
   // Everyone sees the backups and the disk; operators act on them, admins set the schedule.
   { path: '/backups', title: 'backups.title', nav: 'nav.backups', role: 'viewer', render: (user) => <BackupsScreen user={user} /> },
+  // Past and running jobs with their logs; the app view links here narrowed to its app.
+  { path: '/jobs', title: 'jobs.title', nav: 'nav.jobs', role: 'viewer', render: (user) => <JobsScreen user={user} /> },
   { path: '/audit', title: 'audit.title', nav: 'nav.audit', role: 'admin', render: () => <AuditScreen /> },
   { path: '/users', title: 'users.title', nav: 'nav.users', role: 'admin', render: (user) => <UsersScreen user={user} /> },
   // Channels hold secrets (tokens, the SMTP password) and decide who hears of what: admins only.

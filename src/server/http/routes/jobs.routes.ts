@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { Job, JobLog, type JobT } from '../../../shared/api.ts';
+import { Job, JobFacets, JobLog, JobQuery, type JobT } from '../../../shared/api.ts';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { Actor } from '../../core/events.ts';
 import type { JobsService } from '../../jobs/jobs.service.ts';
@@ -14,8 +14,16 @@ const list = defineRoute('viewer', {
   method: 'get',
   path: '/api/jobs',
   tags: ['jobs'],
-  summary: 'Recent jobs, newest first',
+  summary: 'Recent jobs, newest first; narrowed by app, kind and state',
+  request: { query: JobQuery },
   responses: { 200: json(z.array(Job)), ...PROBLEMS },
+});
+const facets = defineRoute('viewer', {
+  method: 'get',
+  path: '/api/jobs/facets',
+  tags: ['jobs'],
+  summary: 'The apps and kinds that have jobs (the filter choices)',
+  responses: { 200: json(JobFacets), ...PROBLEMS },
 });
 const one = defineRoute('viewer', {
   method: 'get',
@@ -93,10 +101,12 @@ function jobLogFeed(jobs: JobsService, id: string, offset: number): SseFeed {
 export function jobsRoutes(app: OpenAPIHono<AppEnv>, jobs: JobsService, limits: FollowLimits = FOLLOW_LIMITS): void {
   app.openapi(list, (c) =>
     c.json(
-      jobs.list().map((j) => present(actorOf(c), j)),
+      jobs.find(c.req.valid('query')).map((j) => present(actorOf(c), j)),
       200,
     ),
   );
+  // Before /api/jobs/{id}, which would take 'facets' for an id.
+  app.openapi(facets, (c) => c.json(jobs.facets(), 200));
   app.openapi(one, (c) => c.json(present(actorOf(c), jobs.get(c.req.valid('param').id)), 200));
   app.openapi(log, (c) => {
     const { id } = c.req.valid('param');

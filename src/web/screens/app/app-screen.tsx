@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type DeleteOptions, type UserT } from '../../api.ts';
-import { appNameOf } from '../../app-paths.ts';
+import { appNameOf, jobsPath } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
@@ -130,6 +130,9 @@ function MetaLine({ stack }: { stack: StackDetailT }) {
     <>
       <p class="stack-meta appview-meta">
         {parts.join(' · ')}
+        <a href={jobsPath({ app: stack.name })} onClick={onLinkClick}>
+          {t('jobs.of_app')}
+        </a>
       </p>
       {stack.warning && <p class="stack-warning">{isMessageKey(warningKey) ? t(warningKey) : stack.warning}</p>}
     </>
