@@ -37,7 +37,7 @@ export function errorText(err: unknown): string {
   // A refused host path says which rule refused it (the same words the configure form shows at the field).
   if (err.code === 'forbidden_path' && typeof params.reason === 'string') return forbiddenText(params);
   // A name refused by the schema before any service saw it may come without the name.
-  if (err.code === 'invalid_name' && typeof params.name !== 'string') return t('error.invalid_name_unnamed');
+  if (err.code === 'invalid_name' && (typeof params.name !== 'string' || params.name === '')) return t('error.invalid_name_unnamed');
   // A code with several reasons (compose_refused: a label, a bind of the app's own files, a link…) has a text per reason.
   const byReason = `error.${err.code}.${String(params.reason ?? '')}`;
   if (typeof params.reason === 'string' && isMessageKey(byReason)) return t(byReason, params);

@@ -32,8 +32,9 @@ export interface SchemaIssue {
   format?: string | undefined;
 }
 
-/** Kade's sentence for an issue; `own` is the field's sentence for what only it knows (a time zone, an address). */
+/** Kade's sentence for an issue; `own`, when given, is the field's own sentence (a time zone, an address) and wins. */
 export function issueMessage(i: SchemaIssue, own: string | null = null): string {
+  if (own) return own;
   const min = Number(i.minimum);
   const max = Number(i.maximum);
   switch (i.code) {
@@ -45,15 +46,15 @@ export function issueMessage(i: SchemaIssue, own: string | null = null): string 
       return i.origin === 'array' ? t('check.too_many', { max }) : t('field.max', { max });
     case 'invalid_type':
       if (i.expected === 'int') return t('check.whole_number');
-      return i.expected === 'number' ? t('field.number') : (own ?? t('check.invalid'));
+      return i.expected === 'number' ? t('field.number') : t('check.invalid');
     case 'invalid_value':
-      return own ?? t('check.choice');
+      return t('check.choice');
     case 'invalid_format':
       if (i.format === 'email') return t('field.email');
       if (i.format === 'url') return t('field.url');
-      return own ?? t('check.format');
+      return t('check.format');
     default:
-      return own ?? t('check.invalid');
+      return t('check.invalid');
   }
 }
 
@@ -87,7 +88,7 @@ export function refusalMarks(err: unknown, o: RefusalOptions): { marks: Record<s
   if (!named.every((f) => o.known.includes(f))) return { marks: {}, rest: err };
   const marks: Record<string, string> = {};
   for (const f of named) {
-    if (err.code === 'invalid_name' && o.name?.field === f) marks[f] = nameProblem(o.name.kind, o.name.value) ?? errorText(err);
+    if (err.code === 'invalid_name' && o.name?.field === f) marks[f] = o.local?.(f) ?? nameProblem(o.name.kind, o.name.value) ?? errorText(err);
     else if (err.code === 'validation') marks[f] = o.local?.(f) ?? t('check.invalid');
     else marks[f] = errorText(err);
   }
