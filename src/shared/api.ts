@@ -187,7 +187,14 @@ export const Stack = z.object({
     .nullable()
     .optional(),
 });
-export const StackDetail = Stack.extend({ containers: z.array(StackContainer) });
+export const StackDetail = Stack.extend({
+  containers: z.array(StackContainer),
+  /**
+   * Changes whenever the app's compose file, `.env` or `.svc.json` changes (a restore, an edit, a reconfigure,
+   * by anyone): an open Configure form or editor reads the files again when it moves.
+   */
+  files_version: z.string().nullable(),
+});
 export const UPDATE_STATES = ['update', 'current', 'unknown'] as const;
 /** `POST /api/stacks/{name}/update-check`: the stack's state and how each image came out. */
 export const StackUpdateCheck = z.object({

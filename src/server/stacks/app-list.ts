@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { StackDetailT, StackT, StackUpdateInfo } from '../../shared/api.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
@@ -23,6 +24,18 @@ export interface AppListDeps {
   jobs: Pick<JobsService, 'list' | 'changes'>;
   catalogue: Pick<CatalogueService, 'list' | 'changes'>;
   logger: Logger;
+}
+
+/**
+ * A short token of the files' identity, time and size: Kade writes them by rename (a new inode), an editor in
+ * place (a new time or size), so any change moves it. A missing file counts as such.
+ */
+export function filesVersion(files: readonly (string | null)[]): string {
+  const parts = files.map((f) => {
+    const st = f ? statSync(f, { throwIfNoEntry: false, bigint: true }) : undefined;
+    return st ? `${st.ino}-${st.mtimeNs}-${st.size}` : '-';
+  });
+  return createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 16);
 }
 
 const sameUpdate = (a: StackUpdateInfo, b: StackUpdateInfo | undefined): boolean => a.update === b?.update && a.update_checked_at === b.update_checked_at;
@@ -189,7 +202,12 @@ export function createAppList(d: AppListDeps) {
     const containers = await listingOrNull(listing, () => undefined);
     const opts = { host, repoStatus: repoStatuses(), update };
     const s = presentStack(dirs, name, containers ? (groupsOf(containers).get(name) ?? []) : null, opts);
-    return { ...s, failure: s.status === 'running' ? null : (lastFailures().get(name) ?? null) };
+    const loc = dirs.find(name);
+    return {
+      ...s,
+      failure: s.status === 'running' ? null : (lastFailures().get(name) ?? null),
+      files_version: loc ? filesVersion([loc.composeFile, loc.envPath, loc.metaPath]) : null,
+    };
   }
 
   return { listJson, get };

@@ -7,6 +7,7 @@ import { enConfigure } from './en-configure.ts';
 import { enDoctor } from './en-doctor.ts';
 import { enEngine } from './en-engine.ts';
 import { enExamples } from './en-examples.ts';
+import { enFileChanges } from './en-file-changes.ts';
 import { enForms } from './en-forms.ts';
 import { enJobs } from './en-jobs.ts';
 import { enNetworks } from './en-networks.ts';
@@ -220,6 +221,7 @@ export const en = {
   ...enEngine,
   ...enJobs,
   ...enExamples,
+  ...enFileChanges,
   ...enUpdates,
 } as const;
 

@@ -8,6 +8,7 @@ import { nlConfigure } from './nl-configure.ts';
 import { nlDoctor } from './nl-doctor.ts';
 import { nlEngine } from './nl-engine.ts';
 import { nlExamples } from './nl-examples.ts';
+import { nlFileChanges } from './nl-file-changes.ts';
 import { nlForms } from './nl-forms.ts';
 import { nlJobs } from './nl-jobs.ts';
 import { nlNetworks } from './nl-networks.ts';
@@ -221,5 +222,6 @@ export const nl: Record<MessageKey, string> = {
   ...nlEngine,
   ...nlJobs,
   ...nlExamples,
+  ...nlFileChanges,
   ...nlUpdates,
 };

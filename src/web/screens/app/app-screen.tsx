@@ -98,8 +98,8 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
             .map((k) => (
               <div key={k} class="appview-panel" role="tabpanel" id={`appview-panel-${k}`} aria-labelledby={`appview-tab-${k}`} hidden={k !== tab}>
                 {k === 'overview' && <OverviewTab stack={stack} user={user} />}
-                {k === 'configure' && <ConfigureTab name={name} user={user} />}
-                {k === 'files' && <FilesTab name={name} user={user} />}
+                {k === 'configure' && <ConfigureTab name={name} user={user} filesVersion={stack.files_version} />}
+                {k === 'files' && <FilesTab name={name} user={user} filesVersion={stack.files_version} />}
                 {k === 'backups' && <BackupsTab name={name} user={user} onRestored={reload} />}
               </div>
             ))}

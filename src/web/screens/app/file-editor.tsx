@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { JobT } from '../../../shared/api.ts';
 import { ApiError } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorDetail, errorText } from '../../components/error-message.tsx';
@@ -21,10 +21,12 @@ interface Props {
   editable: boolean;
   /** After every successful save, so the snapshot list can show the new snapshot. */
   onSaved: () => void;
+  /** The app's files version (GET /api/stacks/<name>): when it moves, the text is read again. */
+  filesVersion?: string | null | undefined;
 }
 
 /** One stack file as text: admins edit and save (and apply), other roles read. */
-export function FileEditor({ name, file, editable, onSaved }: Props) {
+export function FileEditor({ name, file, editable, onSaved, filesVersion }: Props) {
   const id = useId();
   const [original, setOriginal] = useState<string | null>(null);
   const [text, setText] = useState('');
@@ -33,6 +35,7 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
   // Secret values of `.env` arrive masked; showing them is an explicit (and audited) click.
   const [reveal, setReveal] = useState(false);
   const [masked, setMasked] = useState<string[]>([]);
+  const [reads, setReads] = useState(0);
 
   useEffect(() => {
     let alive = true;
@@ -48,10 +51,14 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
     return () => {
       alive = false;
     };
-  }, [name, file, reveal]);
+  }, [name, file, reveal, reads]);
 
   const dirty = original !== null && text !== original;
   const busy = result.kind === 'saving' || (result.kind === 'saved' && result.job !== null && !ended(result.job));
+  const changedUnder = useFilesChange(filesVersion, dirty, () => {
+    setReveal(false);
+    setReads((n) => n + 1);
+  });
 
   const save = async (apply: boolean) => {
     if (!dirty || busy) return;
@@ -93,6 +100,14 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
         {t(`appview.file.${file}.hint`)} {editable ? t('appview.file.not_applied') : t('appview.file.read_only')}
       </p>
       <ErrorMessage error={loadError} />
+      {changedUnder && (
+        <div class="notice appview-changed" role="status">
+          <p>{t('appview.file.changed_under')}</p>
+          <button type="button" class="btn btn-small" onClick={changedUnder}>
+            {t('appview.file.load_new')}
+          </button>
+        </div>
+      )}
       {masked.length > 0 && !reveal && (
         <p class="appview-masked" role="note">
           <span class="muted small">{t('appview.file.env.masked', { count: masked.length })}</span>{' '}
@@ -156,6 +171,26 @@ export function FileEditor({ name, file, editable, onSaved }: Props) {
       )}
     </section>
   );
+}
+
+/**
+ * Follows the app's files version: a change reads the file again at once when nothing is typed (`held` false),
+ * else it returns the way to read it again, discarding the edit, which the editor offers as a button.
+ */
+function useFilesChange(version: string | null | undefined, held: boolean, read: () => void): (() => void) | null {
+  const seen = useRef(version);
+  const [pending, setPending] = useState(false);
+  useEffect(() => {
+    if (version === undefined || version === seen.current) return;
+    seen.current = version;
+    if (held) setPending(true);
+    else read();
+  }, [version]);
+  if (!pending) return null;
+  return () => {
+    setPending(false);
+    read();
+  };
 }
 
 const ended = (j: JobT) => j.state === 'succeeded' || j.state === 'failed' || j.state === 'interrupted';

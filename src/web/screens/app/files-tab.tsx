@@ -11,7 +11,7 @@ import { FileEditor } from './file-editor.tsx';
 import { SnapshotsPanel } from './snapshots-panel.tsx';
 
 /** The compose file for everyone to read, `.env` for admins, and the snapshots of both. */
-export function FilesTab({ name, user }: { name: string; user: UserT }) {
+export function FilesTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
   const admin = roleAllows(user.role, 'admin');
   // `saves` makes the snapshot list read again; `restores` also reloads the editors with the restored text.
   const [saves, setSaves] = useState(0);
@@ -19,10 +19,11 @@ export function FilesTab({ name, user }: { name: string; user: UserT }) {
   const saved = () => setSaves((n) => n + 1);
   return (
     <div class="appview-stack">
-      <FileEditor key={`compose-${restores}`} name={name} file="compose" editable={admin} onSaved={saved} />
-      {admin && <FileEditor key={`env-${restores}`} name={name} file="env" editable onSaved={saved} />}
+      <FileEditor key={`compose-${restores}`} name={name} file="compose" editable={admin} onSaved={saved} filesVersion={filesVersion} />
+      {admin && <FileEditor key={`env-${restores}`} name={name} file="env" editable onSaved={saved} filesVersion={filesVersion} />}
       {roleAllows(user.role, 'operator') && (
-        <SnapshotsPanel name={name} canRestore={admin} refresh={saves + restores} onRestored={() => setRestores((n) => n + 1)} />
+        // Every change of the files (here or elsewhere) may have made a snapshot: the list is read again.
+        <SnapshotsPanel name={name} canRestore={admin} refresh={`${saves + restores}-${filesVersion ?? ''}`} onRestored={() => setRestores((n) => n + 1)} />
       )}
       {admin && restores > 0 && <ApplyRestored key={restores} name={name} />}
     </div>

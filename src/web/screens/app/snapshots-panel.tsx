@@ -14,7 +14,7 @@ interface Props {
   name: string;
   canRestore: boolean;
   /** Changes after every save elsewhere on the page, so the new snapshot shows up. */
-  refresh: number;
+  refresh: number | string;
   onRestored: (r: RestoredT) => void;
 }
 

@@ -16,7 +16,7 @@ import './configure.css';
 type Run = { job: JobT; ended: JobT | null };
 
 /** The Configure tab of an app: the template's form with the stored values and the extras, applied by a job. */
-export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
+export function ConfigureTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
   useLang();
   const allowed = roleAllows(user.role, 'operator');
   const [config, setConfig] = useState<StackConfigT | null>(null);
@@ -28,12 +28,24 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
   // What each service runs now; null while unknown (the form then shows the compose file's image).
   const [running, setRunning] = useState<RunningT | null>(null);
   const [run, setRun] = useState<Run | null>(null);
+  // The app's files as the form was last read from them; when they change (a restore, an edit, by anyone) it reads them again.
+  const loadedFrom = useRef<string | null | undefined>(undefined);
+  const [changedUnder, setChangedUnder] = useState(false);
 
-  const load = () => {
+  /** What runs now, and which version of the files the form stands on (none while that is read). */
+  const readRunning = () => {
+    loadedFrom.current = undefined;
     getStackDetail(name).then(
-      (d) => setRunning(runningOf(d)),
+      (d) => {
+        setRunning(runningOf(d));
+        loadedFrom.current = d.files_version;
+      },
       () => setRunning(null),
     );
+  };
+
+  const load = () => {
+    readRunning();
     return getStackConfig(name).then(
       (c) => {
         setConfig(c);
@@ -46,11 +58,8 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
 
   // After a network change: the new memberships without starting the form again, so unsaved edits stay.
   const refresh = () => {
+    readRunning();
     getStackConfig(name).then(setConfig, (e: unknown) => setError(e));
-    getStackDetail(name).then(
-      (d) => setRunning(runningOf(d)),
-      () => setRunning(null),
-    );
   };
 
   useEffect(() => {
@@ -63,18 +72,32 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
     listDevices().then(setDevices, () => setDevices(null));
   }, [name, allowed]);
 
+  const jobRunning = run !== null && run.ended === null;
+  useEffect(() => {
+    if (filesVersion === undefined || loadedFrom.current === undefined || filesVersion === loadedFrom.current || jobRunning) return;
+    loadedFrom.current = filesVersion;
+    setChangedUnder(true);
+    void load();
+  }, [filesVersion, jobRunning]);
+
   // Installed apps a connect field may point at, with the ports they publish.
   const instances = useInstances(stacks, config?.schema?.template ?? null);
   if (!allowed) return <p class="muted configure-denied">{t('configure.need_operator')}</p>;
 
-  const jobRunning = run !== null && run.ended === null;
   const onEnd = (ended: JobT) => {
     setRun((r) => (r ? { ...r, ended } : r));
+    // A failed change put the old files back: the form keeps the user's values to try again.
     if (ended.state === 'succeeded') void load();
+    else readRunning();
   };
   return (
     <div class="configure">
       <ErrorMessage error={error} />
+      {changedUnder && (
+        <p class="notice configure-reloaded" role="status">
+          {t('configure.files_changed')}
+        </p>
+      )}
       {config === null && !error && (
         <p class="muted" role="status">
           {t('configure.loading')}
@@ -93,7 +116,10 @@ export function ConfigureTab({ name, user }: { name: string; user: UserT }) {
             instances={instances}
             devices={devices}
             running={running}
-            onStarted={(job) => setRun({ job, ended: null })}
+            onStarted={(job) => {
+              setChangedUnder(false);
+              setRun({ job, ended: null });
+            }}
             onReset={() => setGeneration((g) => g + 1)}
           />
         </div>
