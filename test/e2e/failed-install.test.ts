@@ -55,7 +55,9 @@ after(async () => {
 
 const TEXT = {
   en: {
-    failed: /The last action on this app \(install\) failed: [\s\S]*address already in use/,
+    // Kade's own sentence, once (issue #24 item 12), not compose's words repeated per service.
+    failed:
+      /The last action on this app \(install\) failed: port \d+ is already in use on this host \(127\.0\.0\.1\), so compose up could not start '[^']+': give the app another port in Configure, then try again/,
     retry: (n: string) => `Try to start ${n} again`,
     remove: 'Remove',
     withData: 'Also remove its data',
@@ -66,7 +68,7 @@ const TEXT = {
     running: 'Running',
   },
   nl: {
-    failed: /De laatste actie op deze app \(install\) is mislukt: [\s\S]*address already in use/,
+    failed: /De laatste actie op deze app \(install\) is mislukt: port \d+ is already in use on this host \(127\.0\.0\.1\)/,
     retry: (n: string) => `Probeer ${n} opnieuw te starten`,
     remove: 'Verwijderen',
     withData: 'Ook de gegevens verwijderen',
@@ -91,6 +93,8 @@ for (const [lang, width] of [
     const page = await logIn(lang, width);
     const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
     await visible(row.getByRole('alert').filter({ hasText: TEXT[lang].failed }));
+    const said = (await row.getByRole('alert').innerText()).match(/already in use/g) ?? [];
+    assert.equal(said.length, 1, 'the reason is said once');
     await shoot(page, `failed-install-${lang}`);
     await new Promise<void>((r) => held.server.close(() => r()));
     await row.getByRole('button', { name: TEXT[lang].retry(name), exact: true }).click();

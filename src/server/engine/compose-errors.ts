@@ -31,9 +31,28 @@ export function poolExhausted(stack: string, words: string): AppError {
 /** Neither CLI is installed: every run fails so. */
 export const noComposeCli = (): AppError => new AppError('engine_unreachable', 'neither `docker compose` nor `docker-compose` is installed');
 
+/**
+ * The engine's words when a port the app publishes is held by something else on the host (docker's userland proxy,
+ * its iptables driver, older and newer wordings): the address and the port.
+ */
+const PORT_HELD = /(?:listen tcp[46]? |Bind for |bind host port for |bind port )(\[[0-9a-f:]+\]|[0-9.]+):(\d{1,5})/i;
+const HELD_WORDS = /address already in use|port is already allocated/i;
+
+/** A published port something else holds: Kade's own sentence once, instead of compose's (which repeats it per service). */
+export function portHeld(stack: string, command: string, words: string): AppError | null {
+  const m = HELD_WORDS.test(words) ? PORT_HELD.exec(words) : null;
+  if (!m?.[2]) return null;
+  const port = Number(m[2]);
+  return new AppError(
+    'compose_failed',
+    `port ${port} is already in use on this host (${m[1]}), so compose ${command} could not start '${stack}': give the app another port in Configure, then try again`,
+    { params: { stack, reason: 'port_in_use', port, address: m[1] ?? '' } },
+  );
+}
+
 /** Any other failed run: compose's last words. */
 export const composeFailed = (stack: string, command: string, words: string): AppError =>
-  new AppError('compose_failed', `compose ${command} of '${stack}' failed: ${words}`, { params: { stack } });
+  portHeld(stack, command, words) ?? new AppError('compose_failed', `compose ${command} of '${stack}' failed: ${words}`, { params: { stack } });
 
 /** A file `config` refused: what `validate` throws, with compose's words. */
 export const composeInvalid = (stack: string, words: string, cause?: unknown): AppError =>
