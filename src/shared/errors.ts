@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'conflict',
   'slot_busy',
   'name_taken',
+  /** The same repository, branch and folder is added already (params: id, name). */
+  'repo_exists',
   'setup_done',
   'last_admin',
   'payload_too_large',

@@ -7,7 +7,7 @@ import { focusPageTitle } from './components/title-focus.ts';
 import { type MessageKey, t, useLang } from './i18n.ts';
 import { usePath } from './router.ts';
 import { LoginScreen } from './screens/login/login-screen.tsx';
-import { NotFoundScreen } from './screens/not-found/not-found-screen.tsx';
+import { NotFoundScreen, RoleNeededScreen } from './screens/not-found/not-found-screen.tsx';
 import { findScreen } from './screens/routes.tsx';
 import { SetupScreen } from './screens/setup/setup-screen.tsx';
 import { useWizardRedirect } from './screens/wizard/use-wizard-redirect.ts';
@@ -83,7 +83,8 @@ function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLo
   useWizardRedirect(user);
   const found = findScreen(path);
   const screen = found && roleAllows(user.role, found.role) ? found : null;
-  const titleKey: MessageKey = screen ? screen.title : 'notfound.title';
+  // A screen above the user's role says which role it needs, not that it does not exist.
+  const titleKey: MessageKey = found ? found.title : 'notfound.title';
   const title = t(titleKey);
 
   useEffect(() => {
@@ -102,7 +103,7 @@ function SignedIn({ user, fresh, onLogout }: { user: UserT; fresh: boolean; onLo
       </a>
       <AppHeader user={user} path={path} onLogout={onLogout} />
       <main id="main" class="app-main" tabIndex={-1}>
-        {screen ? screen.render(user, path) : <NotFoundScreen />}
+        {screen ? screen.render(user, path) : found ? <RoleNeededScreen title={found.title} need={found.role} user={user} /> : <NotFoundScreen />}
       </main>
     </>
   );

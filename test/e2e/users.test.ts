@@ -169,7 +169,9 @@ describe('users screen', () => {
       await logIn(p, 'vera', PW);
       await hasCount(p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }), 0);
       await p.goto(`${server.url}/users`);
-      await visible(p.getByRole('heading', { name: 'Page not found' }));
+      // The page exists: it says which role it needs (issue 24 item 21), never "Page not found".
+      await visible(p.getByRole('heading', { name: 'Users', level: 1 }));
+      await visible(p.getByText('This page is for admins only.'));
       await p.getByRole('link', { name: 'vera' }).click();
       const form = p.getByRole('form', { name: 'Change my password' });
       await form.getByLabel('Current password').fill(PW);

@@ -235,7 +235,8 @@ describe('settings screen', () => {
     assert.equal(new URL(p.url()).pathname, '/');
     await hasCount(p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }), 0);
     await p.goto(`${server.url}/wizard`);
-    await visible(p.getByRole('heading', { name: 'Page not found' }));
+    await visible(p.getByRole('heading', { name: 'Set up Kade', level: 1 }));
+    await visible(p.getByText('This page is for admins only.'));
     await ctx.close();
     await api.post('/api/wizard/complete');
   });

@@ -75,7 +75,7 @@ test('adding, editing and deleting a repo are entries add, edit and delete', asy
   const edit = await admin.put('/api/repos/basic', { name: 'Basic', branch: 'main', subdirectory: 'apps', token: `${TOKEN}-new` });
   assert.equal(edit.status, 202, JSON.stringify(edit.body));
   assert.equal((await admin.waitJob(edit.body.job.id)).state, 'succeeded');
-  const spare = await admin.post('/api/repos', { name: 'Spare', url: git.url('basic'), branch: 'main', subdirectory: 'apps' });
+  const spare = await admin.post('/api/repos', { name: 'Spare', url: git.url('basic'), branch: 'main', subdirectory: '' });
   await admin.waitJob(spare.body.job.id);
   assert.equal((await admin.del('/api/repos/spare')).status, 204);
   const a = await audit('?source=catalogue');

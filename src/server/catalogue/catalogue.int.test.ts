@@ -35,13 +35,20 @@ async function addRepo(body: Record<string, string>) {
   return { repo: r.body.repo, job };
 }
 
-test('a re-added repo gets a numeric suffix; ids stay put on edit', async () => {
+test('the same repo, branch and folder twice is refused naming the first; another of the same name gets a numeric suffix; ids stay put on edit', async () => {
   const a = await addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: 'apps' });
-  const b = await addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: 'apps' });
+  const twice = await api.post('/api/repos', { name: 'Again', url: `${git.url('basic').replace(/\.git$/, '')}/`, branch: 'main', subdirectory: 'apps' });
+  assert.equal(twice.status, 409, JSON.stringify(twice.body));
+  assert.equal(twice.body.code, 'repo_exists');
+  assert.deepEqual([twice.body.params.id, twice.body.params.name, twice.body.fields], ['basic', 'Basic', ['url']]);
+  const b = await addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: '' });
   assert.equal(a.repo.id, 'basic');
   assert.equal(b.repo.id, 'basic-2');
   assert.equal(a.job.state, 'succeeded');
-  const edit = await api.put('/api/repos/basic-2', { name: 'Renamed', branch: 'main', subdirectory: 'apps' });
+  const same = await api.put('/api/repos/basic-2', { name: 'Renamed', branch: 'main', subdirectory: 'apps' });
+  assert.equal(same.status, 409, 'an edit into a twin of another repo is refused too');
+  assert.equal(same.body.code, 'repo_exists');
+  const edit = await api.put('/api/repos/basic-2', { name: 'Renamed', branch: 'main', subdirectory: '' });
   assert.equal(edit.status, 202);
   assert.equal(edit.body.repo.id, 'basic-2');
   assert.equal(edit.body.repo.name, 'Renamed');

@@ -9,7 +9,7 @@ import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import { type LoadedTemplate, loadTemplate } from '../templates/load.ts';
 import { type IndexedApp, indexRepo, type RepoIndex, readCacheVersion } from './app-index.ts';
 import type { Git } from './git.ts';
-import { checkGitUrl, gitOrigin, redactUrl } from './git-url.ts';
+import { checkGitUrl, gitOrigin, redactUrl, sameRepo } from './git-url.ts';
 import type { RepoRecord, ReposRepo } from './repos.repo.ts';
 
 export interface RepoInputT {
@@ -150,6 +150,16 @@ export function createCatalogueService(deps: {
     return idx;
   }
 
+  /** The same repository, branch and folder added twice would only show every app twice: refused, naming the one there is. */
+  function refuseTwin(v: { url: string; branch: string; subdirectory: string }, except?: string): void {
+    const twin = repos.list().find((r) => r.id !== except && sameRepo(r.url, v.url) && r.branch === v.branch && r.subdirectory === v.subdirectory);
+    if (!twin) return;
+    throw new AppError('repo_exists', `this repository (branch '${v.branch}', folder '${v.subdirectory}') is added already as '${twin.name}' (${twin.id})`, {
+      params: { id: twin.id, name: twin.name, branch: v.branch, subdirectory: v.subdirectory },
+      fields: ['url'],
+    });
+  }
+
   function validated(input: RepoInputT) {
     checkGitUrl(input.url);
     return {
@@ -173,6 +183,7 @@ export function createCatalogueService(deps: {
       if (chosen && repos.get(chosen)) {
         throw new AppError('name_taken', `a repo with id '${chosen}' exists already`, { params: { name: chosen }, fields: ['id'] });
       }
+      refuseTwin(v);
       // Only an id derived from the name gets a numeric suffix; a chosen one is used as given.
       const base = slugify(v.name);
       let id = chosen ?? base;
@@ -191,6 +202,7 @@ export function createCatalogueService(deps: {
         branch: input.branch ?? old.branch,
         subdirectory: input.subdirectory ?? old.subdirectory,
       });
+      refuseTwin(v, id);
       // An empty token keeps the stored one (the interface never receives it to send back), but only for the same
       // scheme, host and port: a token never follows the address to another server unless it is given again.
       const sameOrigin = gitOrigin(v.url) !== null && gitOrigin(v.url) === gitOrigin(old.url);

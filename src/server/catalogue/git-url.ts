@@ -56,3 +56,17 @@ export function redactUrl(url: string): string {
     cred.includes(':') ? `${scheme}${cred.split(':')[0]}:***@` : `${scheme}${cred}@`,
   );
 }
+
+/** `https://github.com/a/b.git`, `git@github.com:a/b` and `http://user@github.com/a/b/` are the same repository. */
+export const sameRepo = (a: string, b: string): boolean => {
+  const norm = (u: string) =>
+    u
+      .trim()
+      .toLowerCase()
+      .replace(/^[a-z+]+:\/\//, '')
+      .replace(/^[^@/]+@/, '')
+      .replace(/^([^/:]+):(?!\d)/, '$1/')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '');
+  return norm(a) === norm(b);
+};

@@ -47,7 +47,7 @@ test('a chosen safe id is used as given; taken, it is a 409; without an id it is
   const again = await api.post('/api/repos', { id: 'my_templates', name: 'Other', url: git.url('basic') });
   assert.equal(again.status, 409);
   assert.equal(again.body.code, 'name_taken');
-  const derived = await added({ name: 'Family Apps!', url: git.url('basic'), subdirectory: 'apps' });
+  const derived = await added({ name: 'Family Apps!', url: git.url('basic'), subdirectory: '' });
   assert.equal(derived.id, 'family-apps');
   await api.del('/api/repos/my_templates');
   await api.del('/api/repos/family-apps');

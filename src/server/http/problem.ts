@@ -33,6 +33,7 @@ export const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   slot_busy: 409,
   name_taken: 409,
+  repo_exists: 409,
   setup_done: 409,
   last_admin: 409,
   network_in_use: 409,

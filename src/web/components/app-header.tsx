@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { roleAllows } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
 import { useAction } from '../forms/use-action.ts';
@@ -21,13 +22,18 @@ export function AppHeader({ user, path, onLogout }: Props) {
   const role = isMessageKey(roleKey) ? t(roleKey) : user.role;
   const logout = () => leave.run();
   const current = findScreen(path);
+  // The menu is one line that scrolls sideways where it does not fit: the current entry is kept in sight.
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    nav.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [current]);
   return (
     <header class="app-header">
       <div class="app-header-inner">
         <a href="/" class="brand-link" onClick={onLinkClick}>
           <Brand />
         </a>
-        <nav aria-label={t('nav.label')} class="main-nav">
+        <nav aria-label={t('nav.label')} class="main-nav" ref={nav}>
           {SCREENS.filter((s) => s.nav && roleAllows(user.role, s.navRole ?? s.role)).map((s) => (
             <a key={s.path} href={s.path} onClick={onLinkClick} aria-current={current === s ? 'page' : undefined}>
               {s.nav ? t(s.nav) : null}

@@ -14,6 +14,7 @@ import { enNetworks } from './en-networks.ts';
 import { enNotify } from './en-notify.ts';
 import { enOperate } from './en-operate.ts';
 import { enPolicy } from './en-policy.ts';
+import { enPolish } from './en-polish.ts';
 import { enUpdates } from './en-updates.ts';
 /**
  * English messages. This table defines the keys; nl.ts must have exactly the
@@ -219,6 +220,7 @@ export const en = {
   ...enNotify,
   ...enDoctor,
   ...enEngine,
+  ...enPolish,
   ...enJobs,
   ...enExamples,
   ...enFileChanges,

@@ -15,6 +15,7 @@ import { nlNetworks } from './nl-networks.ts';
 import { nlNotify } from './nl-notify.ts';
 import { nlOperate } from './nl-operate.ts';
 import { nlPolicy } from './nl-policy.ts';
+import { nlPolish } from './nl-polish.ts';
 import { nlUpdates } from './nl-updates.ts';
 
 /** Dutch messages; typed against the English keys so neither table can miss one. */
@@ -220,6 +221,7 @@ export const nl: Record<MessageKey, string> = {
   ...nlNotify,
   ...nlDoctor,
   ...nlEngine,
+  ...nlPolish,
   ...nlJobs,
   ...nlExamples,
   ...nlFileChanges,

@@ -8,10 +8,13 @@ import { ZodError } from 'zod';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { categoriesOf } from '../derive-categories.ts';
+import { sameRepo } from '../git-url.ts';
 import { APPDATA_FIELD, clip, idAllocator, type PortSpec, plainText, refuse, slug, versionOf } from './portainer-common.ts';
 import { containerBuild, portMaker, serviceEntries } from './portainer-container.ts';
 import { emitCompose, lit, map, type Node } from './portainer-emit.ts';
 import { envList, VarFields } from './portainer-fields.ts';
+
+export { sameRepo };
 import { convertStack, readStackFile, varKinds } from './portainer-stack.ts';
 import type { ImportedApp, Refusal, RepoFileImporter } from './types.ts';
 
@@ -54,19 +57,6 @@ function originOf(root: string): string | undefined {
   }
 }
 
-/** `https://github.com/a/b.git`, `git@github.com:a/b` and `http://user@github.com/a/b/` are the same repository. */
-export const sameRepo = (a: string, b: string): boolean => {
-  const norm = (u: string) =>
-    u
-      .trim()
-      .toLowerCase()
-      .replace(/^[a-z+]+:\/\//, '')
-      .replace(/^[^@/]+@/, '')
-      .replace(/^([^/:]+):(?!\d)/, '$1/')
-      .replace(/\/+$/, '')
-      .replace(/\.git$/, '');
-  return norm(a) === norm(b);
-};
 
 function metadata(t: Obj, image: string | undefined) {
   const title = String(t.title ?? '').trim();

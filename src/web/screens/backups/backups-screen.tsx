@@ -1,12 +1,14 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
+import type { StackT } from '../../../shared/api.ts';
 import { roleAllows } from '../../../shared/roles.ts';
 import { listStacks, type UserT } from '../../api.ts';
+import { appPath } from '../../app-paths.ts';
 import { formatBytes } from '../../components/backup-format.ts';
 import { BackupList, DeletedNotice } from '../../components/backup-list.tsx';
 import { BackupNowProgress, useBackupNow } from '../../components/backup-now.tsx';
 import { type BackupT, listBackups } from '../../components/backups-api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { usePolled } from '../../components/use-polled.ts';
+import { type Polled, usePolled } from '../../components/use-polled.ts';
 import { getLang, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { getDisk, getSchedule } from './backups-api.ts';
@@ -23,6 +25,8 @@ export function BackupsScreen({ user }: { user: UserT }) {
   const list = usePolled(allBackups, POLL_MS);
   const disk = usePolled(getDisk, POLL_MS);
   const schedule = usePolled(getSchedule, POLL_MS);
+  // The installed apps: the one to back up now, and which backups belong to an app that is gone.
+  const stacks = usePolled(listStacks, POLL_MS);
   const [deleted, setDeleted] = useState<BackupT | null>(null);
   const [filter, setFilter] = useState(ALL);
   const canOperate = roleAllows(user.role, 'operator');
@@ -46,7 +50,7 @@ export function BackupsScreen({ user }: { user: UserT }) {
       <p class="muted backups-intro">{t('backups.intro')}</p>
       <div class="backups-top">
         <DiskBar disk={disk.data} error={disk.error} />
-        {canOperate && <BackUpAnyApp onEnd={reload} />}
+        {canOperate && <BackUpAnyApp stacks={stacks} onEnd={reload} />}
       </div>
       <ScheduleCard schedule={schedule.data} error={schedule.error} canEdit={roleAllows(user.role, 'admin')} onSaved={schedule.reload} />
       <DeletedNotice deleted={deleted} />
@@ -59,6 +63,7 @@ export function BackupsScreen({ user }: { user: UserT }) {
       {list.data && (
         <Groups
           backups={list.data}
+          installed={stacks.data ? new Set(stacks.data.map((s) => s.name)) : null}
           filter={filter}
           onFilter={setFilter}
           canOperate={canOperate}
@@ -75,8 +80,7 @@ export function BackupsScreen({ user }: { user: UserT }) {
 }
 
 /** "Back up now" for an app chosen from the installed ones. */
-function BackUpAnyApp({ onEnd }: { onEnd: () => void }) {
-  const stacks = usePolled(listStacks, POLL_MS);
+function BackUpAnyApp({ stacks, onEnd }: { stacks: Polled<StackT[]>; onEnd: () => void }) {
   const [chosen, setChosen] = useState('');
   const state = useBackupNow(onEnd);
   const names = (stacks.data ?? []).filter((s) => s.status !== 'missing_compose').map((s) => s.name);
@@ -111,6 +115,8 @@ function BackUpAnyApp({ onEnd }: { onEnd: () => void }) {
 
 interface GroupsProps {
   backups: BackupT[];
+  /** The installed apps' names; null while unknown. A backup of an app that is gone is not linked to it. */
+  installed: ReadonlySet<string> | null;
   filter: string;
   onFilter: (app: string) => void;
   canOperate: boolean;
@@ -120,7 +126,7 @@ interface GroupsProps {
 }
 
 /** One card per app, in name order; the filter narrows them to one app. */
-function Groups({ backups, filter, onFilter, canOperate, canDownload, onChanged, onDeleted }: GroupsProps) {
+function Groups({ backups, installed, filter, onFilter, canOperate, canDownload, onChanged, onDeleted }: GroupsProps) {
   const groups = useMemo(() => {
     const by = new Map<string, BackupT[]>();
     for (const b of backups) by.set(b.stack, [...(by.get(b.stack) ?? []), b]);
@@ -153,9 +159,15 @@ function Groups({ backups, filter, onFilter, canOperate, canDownload, onChanged,
         <section key={stack} class="card backups-card backups-group" aria-labelledby={`backups-app-${stack}`} data-stack={stack}>
           <div class="backups-group-head">
             <h2 id={`backups-app-${stack}`}>
-              <a href={`/apps/${encodeURIComponent(stack)}#backups`} onClick={onLinkClick}>
-                {stack}
-              </a>
+              {installed?.has(stack) === false ? (
+                <>
+                  {stack} <span class="badge badge-outdated">{t('backups.app_gone')}</span>
+                </>
+              ) : (
+                <a href={`${appPath(stack)}#backups`} onClick={onLinkClick}>
+                  {stack}
+                </a>
+              )}
             </h2>
             <p class="muted small">
               {t('backups.group_facts', {

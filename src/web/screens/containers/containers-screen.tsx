@@ -1,9 +1,12 @@
+import { useId, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatTime, t } from '../../i18n.ts';
+import { filterContainers, SHOWS, type Show } from './container-filter.ts';
 import { ContainerRow } from './container-row.tsx';
 import { useContainers } from './use-containers.ts';
+import '../../components/filter-bar.css';
 import './containers.css';
 
 /** Every container on the host: managed by an app or not, Kade's own flagged; operate, inspect, read logs. */
@@ -12,6 +15,10 @@ export function ContainersScreen({ user }: { user: UserT }) {
   // Viewers may look but not act; hiding the buttons is kinder than a refusal after every click.
   const canOperate = roleAllows(user.role, 'operator');
   const running = containers?.filter((c) => c.state === 'running').length ?? 0;
+  const [text, setText] = useState('');
+  const [show, setShow] = useState<Show>('all');
+  const shown = containers ? filterContainers(containers, text, show) : null;
+  const id = useId();
 
   return (
     <section class="page" aria-labelledby="page-title">
@@ -37,14 +44,51 @@ export function ContainersScreen({ user }: { user: UserT }) {
           <p>{t('containers.empty')}</p>
         </div>
       )}
-      {containers !== null && containers.length > 0 && (
+      {containers !== null && containers.length > 0 && shown !== null && (
         <>
-          <p class="muted small ctr-summary">{t('containers.summary', { count: containers.length, running })}</p>
-          <ul class="ctr-list" aria-label={t('containers.list_label')}>
-            {containers.map((c) => (
-              <ContainerRow key={c.id} container={c} canOperate={canOperate} onChanged={reload} />
-            ))}
-          </ul>
+          <search class="filter-bar card" aria-label={t('containers.filters')}>
+            <div class="filter-field filter-wide">
+              <label for={`${id}-q`}>{t('containers.search')}</label>
+              <input
+                id={`${id}-q`}
+                type="search"
+                value={text}
+                onInput={(e) => setText(e.currentTarget.value)}
+                aria-describedby={`${id}-hint`}
+                autocomplete="off"
+                spellcheck={false}
+              />
+              <p class="hint" id={`${id}-hint`}>
+                {t('containers.search_hint')}
+              </p>
+            </div>
+            <div class="filter-field">
+              <label for={`${id}-show`}>{t('containers.show')}</label>
+              <select id={`${id}-show`} value={show} onChange={(e) => setShow(e.currentTarget.value as Show)}>
+                {SHOWS.map((s) => (
+                  <option key={s} value={s}>
+                    {t(`containers.show.${s}`)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </search>
+          <p class="muted small ctr-summary" role="status">
+            {shown.length === containers.length
+              ? t('containers.summary', { count: containers.length, running })
+              : t('containers.summary_shown', { shown: shown.length, count: containers.length })}
+          </p>
+          {shown.length === 0 ? (
+            <div class="empty card">
+              <p>{t('containers.no_match')}</p>
+            </div>
+          ) : (
+            <ul class="ctr-list" aria-label={t('containers.list_label')}>
+              {shown.map((c) => (
+                <ContainerRow key={c.id} container={c} canOperate={canOperate} onChanged={reload} />
+              ))}
+            </ul>
+          )}
         </>
       )}
     </section>

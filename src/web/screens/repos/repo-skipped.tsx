@@ -15,7 +15,16 @@ const FORMAT_KEY = {
 
 /** The import report's line: the store format the repo is in and how many of its apps are in Kade's store. */
 export function RepoImport({ repo }: { repo: RepoT }) {
-  if (!repo.status.commit || repo.import.found === 0) return null;
+  if (!repo.status.commit) return null;
+  // Fetched, yet not one app folder: most often the folder with the apps is wrong. Said, so the empty store is explained.
+  if (repo.import.found === 0 && repo.skipped.length === 0) {
+    return (
+      <p class="repo-no-apps" role="note">
+        {t('repos.no_apps', { folder: repo.subdirectory || '/', branch: repo.branch })}
+      </p>
+    );
+  }
+  if (repo.import.found === 0) return null;
   const { format, imported, found, notes } = repo.import;
   return (
     <>
