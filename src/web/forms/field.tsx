@@ -53,6 +53,24 @@ interface FrameProps extends FieldProps {
   flagged?: boolean | undefined;
 }
 
+/** The hint and the message under a control, with the ids (`<id>-hint`, `<id>-err`) the control is described by. */
+function Below({ id, hint, error }: { id: string; hint?: ComponentChildren; error?: string | null | undefined }) {
+  return (
+    <>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-err`} aria-live="polite">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 /** Label, control, hint and message, tied together for screen readers. */
 export function FieldFrame(p: FrameProps) {
   const id = useId();
@@ -91,16 +109,7 @@ export function FieldFrame(p: FrameProps) {
       )}
       {p.children(a11y)}
       {p.below}
-      {hasHint && (
-        <p class="hint" id={hintId}>
-          {p.hint}
-        </p>
-      )}
-      {p.error && (
-        <p class="field-error" id={errId} aria-live="polite">
-          {p.error}
-        </p>
-      )}
+      <Below id={id} hint={hasHint ? p.hint : null} error={p.error} />
       {p.footer}
     </div>
   );
@@ -206,11 +215,7 @@ export function CheckboxField(p: Omit<FieldProps, 'look'> & { checked: boolean; 
         aria-describedby={p.hint ? hintId : undefined}
       />
       <label for={id}>{p.label}</label>
-      {p.hint && (
-        <p class="hint" id={hintId}>
-          {p.hint}
-        </p>
-      )}
+      <Below id={id} hint={p.hint} />
     </div>
   );
 }
@@ -237,16 +242,7 @@ export function SwitchField(p: FieldProps & { checked: boolean; onChange: (v: bo
         <span class="switch-track" aria-hidden="true" />
         <span class="switch-label">{p.label}</span>
       </label>
-      {p.hint && (
-        <p class="hint" id={hintId}>
-          {p.hint}
-        </p>
-      )}
-      {p.error && (
-        <p class="field-error" id={errId} aria-live="polite">
-          {p.error}
-        </p>
-      )}
+      <Below id={id} hint={p.hint} error={p.error} />
     </div>
   );
 }

@@ -83,6 +83,12 @@ function ScheduleFacts({ schedule: s }: { schedule: BackupScheduleT }) {
   );
 }
 
+/** The two limits of what is kept, with their labels and hints. */
+const RETENTION = [
+  ['retention_count', 'backups.schedule.count', 'backups.schedule.count_hint'],
+  ['retention_days', 'backups.schedule.days', 'backups.schedule.days_hint'],
+] as const;
+
 const problemText = (p: ScheduleProblem | undefined): string | null => {
   if (!p) return null;
   if (p.kind === 'required') return t('field.required');
@@ -155,26 +161,19 @@ function ScheduleEditor({ schedule, onSaved }: { schedule: BackupScheduleT; onSa
             options={HOURS.map((h) => ({ value: String(h), label: hourText(h) }))}
           />
         )}
-        <TextField
-          label={t('backups.schedule.count')}
-          name="retention_count"
-          hint={t('backups.schedule.count_hint')}
-          inputMode="numeric"
-          narrow
-          value={form.retention_count}
-          error={errorOf('retention_count')}
-          onInput={(v) => set('retention_count', v)}
-        />
-        <TextField
-          label={t('backups.schedule.days')}
-          name="retention_days"
-          hint={t('backups.schedule.days_hint')}
-          inputMode="numeric"
-          narrow
-          value={form.retention_days}
-          error={errorOf('retention_days')}
-          onInput={(v) => set('retention_days', v)}
-        />
+        {RETENTION.map(([k, label, hint]) => (
+          <TextField
+            key={k}
+            label={t(label)}
+            name={k}
+            hint={t(hint)}
+            inputMode="numeric"
+            narrow
+            value={form[k]}
+            error={errorOf(k)}
+            onInput={(v) => set(k, v)}
+          />
+        ))}
       </div>
       <ErrorMessage error={refused.rest} onDismiss={save.reset} />
       <div class="schedule-save">
