@@ -120,7 +120,9 @@ test('en: never checked, then Check now finds the newer digest; the badge and it
 
   page = await openApps('en');
   await hasText(row(page).locator('.badge-update'), 'Update available');
-  await row(page).getByRole('button', { name: `Check ${APP} for updates now` }).click();
+  await row(page)
+    .getByRole('button', { name: `Check ${APP} for updates now` })
+    .click();
   await hasText(row(page).locator('.update-outcome'), 'An update is available.');
   await row(page)
     .getByRole('button', { name: `Update ${APP}: pull the new images and recreate` })

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './contract-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine, TEST_LABEL } from '../helpers/engine.ts';
 import { run, type SelfUpdateKade, startSelfUpdateKade } from '../helpers/self-update-kade.ts';
+import { freePort } from './contract-helpers.ts';
 
 let kade: SelfUpdateKade;
 const api = () => new ApiClient(kade.url);

@@ -171,7 +171,10 @@ for (const shell of SHELLS) {
       const dir = join(work, 'dry-ask');
       const r = await runInstaller(shell, ['--dry-run', '--dir', dir, '--base-dir', join(work, 'dry-ask-base')], { env: env({ PATH: noEngine }) });
       assert.equal(r.code, 0, r.output);
-      assert.match(r.stdout, /Account: an install would ask which account Kade runs as \(no terminal here\); shown for the recommended 'svc' \(choose with --user\)/);
+      assert.match(
+        r.stdout,
+        /Account: an install would ask which account Kade runs as \(no terminal here\); shown for the recommended 'svc' \(choose with --user\)/,
+      );
       assert.match(r.stdout, /\+ write .*\.env \(mode 0600\)/);
       assert.match(r.stdout, /Dry run done: nothing was changed/);
       assert.equal(existsSync(dir), false);

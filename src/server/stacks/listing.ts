@@ -70,12 +70,7 @@ export interface PresentOptions {
 }
 
 /** One stack as the list shows it, from its files (cached by mtime) and its containers. */
-export function presentStack(
-  dirs: StackDirs,
-  name: string,
-  containers: ContainerSummary[] | null,
-  opts: PresentOptions,
-): Omit<StackDetailT, 'files_version'> {
+export function presentStack(dirs: StackDirs, name: string, containers: ContainerSummary[] | null, opts: PresentOptions): Omit<StackDetailT, 'files_version'> {
   const loc = dirs.find(name);
   const meta = loc ? dirs.meta(loc) : null;
   const file = loc?.composeFile ?? null;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { JobT, StackT, StackUpdateInfo } from '../../shared/api.ts';
+import type { JobT, StackUpdateInfo } from '../../shared/api.ts';
 import type { FilesVerdictT } from '../../shared/stack-config.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';

@@ -55,7 +55,6 @@ export const enNotify = {
   'notify.field.smtp_to': 'To address',
   'notify.field.smtp_to_hint': 'Several addresses separated by commas.',
 
-
   'notify.kind.backup_failed': 'A backup failed',
   'notify.kind.archive_unreadable': 'A backup cannot be read back (check failed)',
   'notify.kind.job_stuck': 'A job seems to hang',

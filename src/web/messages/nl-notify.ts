@@ -57,7 +57,6 @@ export const nlNotify: Record<keyof typeof enNotify, string> = {
   'notify.field.smtp_to': 'Ontvanger',
   'notify.field.smtp_to_hint': 'Meerdere adressen gescheiden door komma’s.',
 
-
   'notify.kind.backup_failed': 'Een back-up is mislukt',
   'notify.kind.archive_unreadable': 'Een back-up is niet terug te lezen (controle mislukt)',
   'notify.kind.job_stuck': 'Een taak lijkt te blijven hangen',

@@ -15,6 +15,7 @@ import { emitCompose, lit, map, type Node } from './portainer-emit.ts';
 import { envList, VarFields } from './portainer-fields.ts';
 
 export { sameRepo };
+
 import { convertStack, readStackFile, varKinds } from './portainer-stack.ts';
 import type { ImportedApp, Refusal, RepoFileImporter } from './types.ts';
 
@@ -56,7 +57,6 @@ function originOf(root: string): string | undefined {
     return undefined;
   }
 }
-
 
 function metadata(t: Obj, image: string | undefined) {
   const title = String(t.title ?? '').trim();
