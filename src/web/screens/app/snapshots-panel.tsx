@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { useAction } from '../../forms/use-action.ts';
 import { getLang, isMessageKey, t } from '../../i18n.ts';
 import { listSnapshots, type RestoredT, restoreSnapshot, type SnapshotT } from './app-api.ts';
 
@@ -23,9 +24,15 @@ export function SnapshotsPanel({ name, canRestore, refresh, onRestored }: Props)
   const [snaps, setSnaps] = useState<SnapshotT[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [asking, setAsking] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<RestoredT | null>(null);
-  const [restoreError, setRestoreError] = useState<unknown>(null);
+  const back = useAction(async (id: string) => {
+    setDone(null);
+    const r = await restoreSnapshot(name, id);
+    setDone(r);
+    setAsking(null);
+    onRestored(r);
+  });
+  const { busy } = back;
   const cancel = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
@@ -48,22 +55,7 @@ export function SnapshotsPanel({ name, canRestore, refresh, onRestored }: Props)
     if (asking) cancel.current?.focus();
   }, [asking]);
 
-  const restore = async (id: string) => {
-    if (busy) return;
-    setBusy(true);
-    setRestoreError(null);
-    setDone(null);
-    try {
-      const r = await restoreSnapshot(name, id);
-      setDone(r);
-      setAsking(null);
-      onRestored(r);
-    } catch (e) {
-      setRestoreError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const restore = (id: string) => back.run(id);
 
   return (
     <section class="card appview-card" aria-labelledby="appview-snaps">
@@ -73,7 +65,7 @@ export function SnapshotsPanel({ name, canRestore, refresh, onRestored }: Props)
       <p role="status" class={done ? 'appview-ok' : 'sr-only'}>
         {done ? t('appview.snap.restored', { restored: done.restored, snapshot: done.snapshot }) : ''}
       </p>
-      <ErrorMessage error={restoreError} onDismiss={() => setRestoreError(null)} />
+      <ErrorMessage error={back.error} onDismiss={back.reset} />
       {snaps === null && !error && (
         <p class="muted" role="status">
           {t('appview.snap.loading')}

@@ -76,31 +76,24 @@ export function RepoStep({ repos, onBack, onDone }: { repos: number; onBack: () 
   const [branch, setBranch] = useState('main');
   const [subdir, setSubdir] = useState('');
   const [token, setToken] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+  const add = useAction(async () => {
+    await wizardGit({ url: url.trim(), branch: branch.trim() || 'main', subdirectory: subdir.trim(), ...(token ? { token } : {}) });
+    onDone();
+  });
+  const { busy, error } = add;
+  const submit = (e: Event) => {
     e.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await wizardGit({ url: url.trim(), branch: branch.trim() || 'main', subdirectory: subdir.trim(), ...(token ? { token } : {}) });
-      onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void add.run();
   };
   const bad = error !== null;
   const useExamples = () => {
     setUrl(PROJECT_REPO_URL);
     setBranch('main');
     setSubdir(EXAMPLES_SUBDIRECTORY);
-    setError(null);
+    add.reset();
   };
   return (
-    <form onSubmit={(e) => void submit(e)} noValidate aria-busy={busy}>
+    <form onSubmit={submit} noValidate aria-busy={busy}>
       <StepTitle text={t('wizard.step.repo')} />
       <p>{t('wizard.repo_text')}</p>
       <div class="notice wizard-examples">
