@@ -14,6 +14,7 @@ const CHECKS = [
   ['eslint', bin('eslint'), ['--max-warnings', '0', 'src', 'test']],
   ['biome', bin('biome'), ['check', '--error-on-warnings', '.']],
   ['cycles', bin('dpdm'), ['--no-warning', '--no-tree', '--exit-code', 'circular:1', '-T', 'src/server/main.ts', 'src/web/main.tsx']],
+  ['layers', bin('tsx'), ['scripts/check-layers.ts']],
   ['templates', bin('tsx'), ['src/server/templates/lint-cli.ts', 'examples/apps']],
 ];
 

@@ -1,16 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { roleAllows } from '../shared/roles.ts';
 import { getAuthStatus, type LoginAnswerT, logout, setUnauthenticatedHandler, type UserT } from './api.ts';
-import { AppHeader } from './components/app-header.tsx';
 import { ErrorMessage } from './components/error-message.tsx';
 import { focusPageTitle } from './components/title-focus.ts';
 import { type MessageKey, t, useLang } from './i18n.ts';
 import { usePath } from './router.ts';
 import { LoginScreen } from './screens/login/login-screen.tsx';
 import { NotFoundScreen, RoleNeededScreen } from './screens/not-found/not-found-screen.tsx';
-import { findScreen } from './screens/routes.tsx';
 import { SetupScreen } from './screens/setup/setup-screen.tsx';
 import { useWizardRedirect } from './screens/wizard/use-wizard-redirect.ts';
+import { AppHeader } from './shell/app-header.tsx';
+import { findScreen } from './shell/routes.tsx';
 
 type View =
   | { kind: 'loading' }

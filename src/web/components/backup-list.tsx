@@ -1,6 +1,5 @@
 import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
-import { useAction } from '../forms/use-action.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
 import { formatBytes, formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
@@ -9,6 +8,7 @@ import { ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
 import { OutsideConfirm } from './outside-confirm.tsx';
 import { outsidePaths } from './outside-paths.ts';
+import { useAction } from './use-action.ts';
 import './backups.css';
 
 const when = (iso: string) => formatWhen(iso, getLang());

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
-import { useAction } from '../forms/use-action.ts';
 import { t } from '../i18n.ts';
 import { createBackup } from './backups-api.ts';
 import { ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
+import { useAction } from './use-action.ts';
 import './backups.css';
 
 /** A manual backup of one app at a time: the refusal (disk_full names the sizes, slot_busy the app) or the job. */

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
 import { ApiError, request } from '../api.ts';
-import { useAction } from '../forms/use-action.ts';
 import { t } from '../i18n.ts';
 import { Confirm } from './confirm.tsx';
 import { AlertBox, ErrorMessage } from './error-message.tsx';
 import { JobProgress } from './job-progress.tsx';
+import { useAction } from './use-action.ts';
 import './engine-restart.css';
 
 const restartEngine = (): Promise<{ job: JobT }> => request<{ job: JobT }>('POST', '/api/engine/restart');

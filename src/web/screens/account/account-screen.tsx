@@ -3,9 +3,9 @@ import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import { request, type UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { roleName } from '../../components/role-name.ts';
+import { useAction } from '../../components/use-action.ts';
 import { refusalMarks, stillSays } from '../../forms/field-messages.ts';
 import { CurrentPasswordField, NewPasswordFields, passwordMessages, passwordProblem } from '../../forms/password-fields.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import './account.css';
 

@@ -5,8 +5,8 @@ import { Confirm } from '../../components/confirm.tsx';
 import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
 import { OutsideConfirm } from '../../components/outside-confirm.tsx';
 import { outsidePaths } from '../../components/outside-paths.ts';
+import { useAction } from '../../components/use-action.ts';
 import { usePolled } from '../../components/use-polled.ts';
-import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { acceptFiles, getFilesVerdict } from './app-api.ts';
 

@@ -4,7 +4,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { applyStack } from './app-api.ts';
 import { FileEditor } from './file-editor.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { getLang, isMessageKey, t } from '../../i18n.ts';
 import { listSnapshots, type RestoredT, restoreSnapshot, type SnapshotT } from './app-api.ts';
 

@@ -2,9 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { SCHEDULE_MODES } from '../../../shared/settings-keys.ts';
 import { formatWhen } from '../../components/backup-format.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { SelectField, TextField } from '../../forms/field.tsx';
 import { refusalMarks, stillSays } from '../../forms/field-messages.ts';
-import { useAction } from '../../forms/use-action.ts';
 import { getLang, t } from '../../i18n.ts';
 import { type BackupScheduleT, type BackupScheduleUpdateT, putSchedule } from './backups-api.ts';
 import {

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { portText } from '../../components/port-text.ts';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { ContainerInspect } from './container-inspect.tsx';

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { copyText } from '../../components/copy-text.ts';
 import { EngineRestart } from '../../components/engine-restart.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
 import { findingText } from './doctor-text.ts';

@@ -5,6 +5,7 @@ import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
 import { ApiError } from '../../api.ts';
 import { AlertBox, ErrorMessage, errorText } from '../../components/error-message.tsx';
 import { PowersWarning } from '../../components/powers-warning.tsx';
+import { useAction } from '../../components/use-action.ts';
 import type { Instance } from '../../forms/connect-field.tsx';
 import { useInstances } from '../../forms/connect-instances.ts';
 import { nameProblem } from '../../forms/field-messages.ts';
@@ -27,7 +28,6 @@ import {
   toggleId,
 } from '../../forms/install-model.ts';
 import { TemplateField } from '../../forms/template-field.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { getLang, t } from '../../i18n.ts';
 import { type AppSchemaT, installApp } from './install-api.ts';
 import { type InstallChecks, UnplacedFolders, useInstallChecks } from './install-checks.tsx';

@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { type LoginAnswerT, login } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { TextField } from '../../forms/field.tsx';
 import { refusalMarks } from '../../forms/field-messages.ts';
 import { CurrentPasswordField } from '../../forms/password-fields.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { type MessageKey, t } from '../../i18n.ts';
 
 interface Props {

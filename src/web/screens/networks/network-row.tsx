@@ -3,7 +3,7 @@ import { ApiError } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { IpAddressField, useIpCheck } from '../../components/ip-check.tsx';
 import type { NetworkViewT } from '../../components/networks-api.ts';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { deleteNetwork, takeOverNetwork } from './networks-api.ts';

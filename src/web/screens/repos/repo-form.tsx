@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import { ErrorMessage, errorFields } from '../../components/error-message.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { TextField } from '../../forms/field.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { addRepo, editRepo, type JobT, type RepoInput, type RepoT } from './repos-api.ts';
 

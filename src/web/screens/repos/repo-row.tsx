@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { RepoForm } from './repo-form.tsx';
 import { RepoImport, RepoSkipped } from './repo-skipped.tsx';

@@ -4,7 +4,7 @@ import type { SettingsT } from '../../../shared/settings.ts';
 import { Confirm } from '../../components/confirm.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { movePaths } from './settings-api.ts';
 

@@ -3,10 +3,10 @@ import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../../shared/passwords.t
 import { ApiError, type LoginAnswerT, setupFirstAccount } from '../../api.ts';
 import { AuthLayout } from '../../components/auth-layout.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { TextField } from '../../forms/field.tsx';
 import { nameProblem, refusalMarks, stillSays } from '../../forms/field-messages.ts';
 import { NewPasswordFields, passwordMessages, passwordProblem } from '../../forms/password-fields.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 
 interface Props {

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Role } from '../../../shared/roles.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatDateTime } from '../../components/format-date-time.ts';
-import { useAction } from '../../forms/use-action.ts';
+import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import type { Notice } from './notice.ts';
 import { RoleSelect } from './role-select.tsx';

@@ -5,9 +5,9 @@ import { EXAMPLES_SUBDIRECTORY, PROJECT_REPO_URL } from '../../../shared/project
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { SaveResult } from '../../components/save-result.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { TextField } from '../../forms/field.tsx';
 import { PathField } from '../../forms/path-field.tsx';
-import { useAction } from '../../forms/use-action.ts';
 import { t } from '../../i18n.ts';
 import { wizardGit, wizardPaths, wizardSync } from './wizard-api.ts';
 

@@ -1,10 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../../components/error-message.tsx';
+import { useAction } from '../../../components/use-action.ts';
 import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
 import { FieldFrame, TextField } from '../../../forms/field.tsx';
 import { nameProblem } from '../../../forms/field-messages.ts';
-import { useAction } from '../../../forms/use-action.ts';
 import { t } from '../../../i18n.ts';
 import { adoptApp, type StackT } from './adopt-api.ts';
 

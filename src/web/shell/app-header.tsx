@@ -1,13 +1,13 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { roleAllows } from '../../shared/roles.ts';
 import type { UserT } from '../api.ts';
-import { useAction } from '../forms/use-action.ts';
+import { Brand } from '../components/brand.tsx';
+import { useAction } from '../components/use-action.ts';
 import { isMessageKey, t } from '../i18n.ts';
 import { onLinkClick } from '../router.ts';
-import { findScreen, SCREENS } from '../screens/routes.tsx';
-import { Brand } from './brand.tsx';
+import { findScreen, SCREENS } from './routes.tsx';
 import './app-header.css';
-import { LanguageSwitch } from './language-switch.tsx';
+import { LanguageSwitch } from '../components/language-switch.tsx';
 
 interface Props {
   user: UserT;

@@ -4,24 +4,24 @@ import type { UserT } from '../api.ts';
 import { APP_PATH, INSTALL_PATH } from '../app-paths.ts';
 import { lazyScreen } from '../components/lazy-screen.tsx';
 import type { MessageKey } from '../i18n.ts';
-import { AppsScreen } from './apps/apps-screen.tsx';
+import { AppsScreen } from '../screens/apps/apps-screen.tsx';
 
 // The apps list is the first screen: in the main bundle. Every other screen loads when first shown.
-const AccountScreen = lazyScreen(() => import('./account/account-screen.tsx').then((m) => m.AccountScreen));
-const AppScreen = lazyScreen(() => import('./app/app-screen.tsx').then((m) => m.AppScreen));
-const AuditScreen = lazyScreen(() => import('./audit/audit-screen.tsx').then((m) => m.AuditScreen));
-const BackupsScreen = lazyScreen(() => import('./backups/backups-screen.tsx').then((m) => m.BackupsScreen));
-const DiagnosticsScreen = lazyScreen(() => import('./diagnostics/diagnostics-screen.tsx').then((m) => m.DiagnosticsScreen));
-const ContainersScreen = lazyScreen(() => import('./containers/containers-screen.tsx').then((m) => m.ContainersScreen));
-const JobsScreen = lazyScreen(() => import('./jobs/jobs-screen.tsx').then((m) => m.JobsScreen));
-const InstallScreen = lazyScreen(() => import('./install/install-screen.tsx').then((m) => m.InstallScreen));
-const NetworksScreen = lazyScreen(() => import('./networks/networks-screen.tsx').then((m) => m.NetworksScreen));
-const NotificationsScreen = lazyScreen(() => import('./notifications/notifications-screen.tsx').then((m) => m.NotificationsScreen));
-const ReposScreen = lazyScreen(() => import('./repos/repos-screen.tsx').then((m) => m.ReposScreen));
-const SettingsScreen = lazyScreen(() => import('./settings/settings-screen.tsx').then((m) => m.SettingsScreen));
-const StoreScreen = lazyScreen(() => import('./store/store-screen.tsx').then((m) => m.StoreScreen));
-const UsersScreen = lazyScreen(() => import('./users/users-screen.tsx').then((m) => m.UsersScreen));
-const WizardScreen = lazyScreen(() => import('./wizard/wizard-screen.tsx').then((m) => m.WizardScreen));
+const AccountScreen = lazyScreen(() => import('../screens/account/account-screen.tsx').then((m) => m.AccountScreen));
+const AppScreen = lazyScreen(() => import('../screens/app/app-screen.tsx').then((m) => m.AppScreen));
+const AuditScreen = lazyScreen(() => import('../screens/audit/audit-screen.tsx').then((m) => m.AuditScreen));
+const BackupsScreen = lazyScreen(() => import('../screens/backups/backups-screen.tsx').then((m) => m.BackupsScreen));
+const DiagnosticsScreen = lazyScreen(() => import('../screens/diagnostics/diagnostics-screen.tsx').then((m) => m.DiagnosticsScreen));
+const ContainersScreen = lazyScreen(() => import('../screens/containers/containers-screen.tsx').then((m) => m.ContainersScreen));
+const JobsScreen = lazyScreen(() => import('../screens/jobs/jobs-screen.tsx').then((m) => m.JobsScreen));
+const InstallScreen = lazyScreen(() => import('../screens/install/install-screen.tsx').then((m) => m.InstallScreen));
+const NetworksScreen = lazyScreen(() => import('../screens/networks/networks-screen.tsx').then((m) => m.NetworksScreen));
+const NotificationsScreen = lazyScreen(() => import('../screens/notifications/notifications-screen.tsx').then((m) => m.NotificationsScreen));
+const ReposScreen = lazyScreen(() => import('../screens/repos/repos-screen.tsx').then((m) => m.ReposScreen));
+const SettingsScreen = lazyScreen(() => import('../screens/settings/settings-screen.tsx').then((m) => m.SettingsScreen));
+const StoreScreen = lazyScreen(() => import('../screens/store/store-screen.tsx').then((m) => m.StoreScreen));
+const UsersScreen = lazyScreen(() => import('../screens/users/users-screen.tsx').then((m) => m.UsersScreen));
+const WizardScreen = lazyScreen(() => import('../screens/wizard/wizard-screen.tsx').then((m) => m.WizardScreen));
 
 /** One screen of the signed-in interface; the header's menu and the router both read this table. */
 export interface ScreenRoute {
