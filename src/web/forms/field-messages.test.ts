@@ -83,6 +83,13 @@ test('a refusal is laid at the fields it names, in Kade’s words; one naming a 
   assert.deepEqual(m.refusalMarks(badName, { known: ['name'], name: { field: 'name', kind: 'network', value: 'Bad Name' } }).marks, {
     name: '“Bad Name” is not a valid network name: use letters, digits, _ . and -, starting with a letter or digit, at most 63 characters.',
   });
+  // An empty login: the schema names both fields under the name's code; each gets its own word.
+  const empty = new ApiError(400, 'invalid_name', { name: '' }, ['username', 'password'], 'username: …');
+  const local = (f: string) => (f === 'password' ? 'This field is required.' : null);
+  assert.deepEqual(m.refusalMarks(empty, { known: ['username', 'password'], local, name: { field: 'username', kind: 'user', value: '' } }).marks, {
+    username: 'This is not a valid name: use lower-case letters, digits, _ and -, starting with a letter or digit.',
+    password: 'This field is required.',
+  });
   const taken = new ApiError(409, 'name_taken', { name: 'olga' }, ['name'], 'taken');
   assert.equal(m.refusalMarks(taken, { known: ['name'] }).rest, null);
   const elsewhere = new ApiError(400, 'validation', {}, ['body'], 'x');

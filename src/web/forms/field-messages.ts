@@ -89,7 +89,8 @@ export function refusalMarks(err: unknown, o: RefusalOptions): { marks: Record<s
   const marks: Record<string, string> = {};
   for (const f of named) {
     if (err.code === 'invalid_name' && o.name?.field === f) marks[f] = o.local?.(f) ?? nameProblem(o.name.kind, o.name.value) ?? errorText(err);
-    else if (err.code === 'validation') marks[f] = o.local?.(f) ?? t('check.invalid');
+    // The schema's refusal names every field it refused under the first one's code: the others are plain issues.
+    else if (err.code === 'validation' || err.code === 'invalid_name') marks[f] = o.local?.(f) ?? t('check.invalid');
     else marks[f] = errorText(err);
   }
   return { marks, rest: null };

@@ -61,6 +61,8 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [nameError, setNameError] = useState<string | null>(null);
   const [missing, setMissing] = useState<string[]>([]);
+  // Fields the user was stopped at for a reason beyond their rules (a port in use): said until that reason goes.
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(new Set());
   const [failure, setFailure] = useState<unknown>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
@@ -129,11 +131,8 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
     const badName = which.some((s) => s.kind === 'main') && liveNameProblem !== null;
     setNameError(badName ? liveNameProblem : null);
     if (refused.length === 0 && blocked.length === 0 && !badName) return true;
-    setErrors((old) => ({
-      ...old,
-      ...Object.fromEntries(blocked.map((b) => [b.id, b.why])),
-      ...Object.fromEntries(refused.map((r) => [r.field.id, issueText(r.issue)])),
-    }));
+    setStopped((old) => new Set([...old, ...blocked.map((b) => b.id)]));
+    setErrors((old) => ({ ...old, ...Object.fromEntries(refused.map((r) => [r.field.id, issueText(r.issue)])) }));
     setMissing(refused.filter((r) => r.issue.code === 'required').map((r) => r.field.id));
     const stops = (s: Step) => problemsIn(s, values).length > 0 || blockedIn(s).length > 0 || (s.kind === 'main' && badName);
     const first = steps.findIndex((s) => which.includes(s) && stops(s));
@@ -290,7 +289,16 @@ export function InstallForm({ schema, stacks, onStarted }: Props) {
         <ErrorMessage error={failure} />
         {step?.kind === 'main' && <NameField value={name} onInput={renameTo} error={nameError} live={name === '' ? null : liveNameProblem} />}
         {step && step.kind !== 'review' && (step.kind === 'main' || groupEnabled(step.group, values)) && (
-          <Fields fields={step.fields} values={values} errors={errors} onChange={setValue} instances={instances} fill={fill} checks={checks} />
+          <Fields
+            fields={step.fields}
+            values={values}
+            errors={errors}
+            onChange={setValue}
+            instances={instances}
+            fill={fill}
+            checks={checks}
+            stopped={stopped}
+          />
         )}
         {step?.kind === 'group' && !groupEnabled(step.group, values) && <p class="muted install-off">{t('install.group_off')}</p>}
         {step?.kind === 'review' && <PowersWarning repo={schema.repo} app={schema.app} values={requestValues(template, values)} />}
@@ -338,6 +346,7 @@ function Fields(p: {
   instances: (app: string) => Instance[];
   fill: (text: string) => string;
   checks: InstallChecks;
+  stopped: ReadonlySet<string>;
 }) {
   if (p.fields.length === 0) return null;
   return (
@@ -348,7 +357,7 @@ function Fields(p: {
           field={f}
           value={p.values[f.id]}
           onChange={(v) => p.onChange(f.id, v)}
-          error={p.errors[f.id] ?? p.checks.live(f.id)}
+          error={p.errors[f.id] ?? (p.stopped.has(f.id) ? p.checks.blocking(f.id) : p.checks.live(f.id))}
           instances={p.instances}
           fill={p.fill}
           footer={p.checks.footer(f)}
