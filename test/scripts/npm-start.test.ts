@@ -124,7 +124,7 @@ test('npm start says where to open Kade and what to do there; SIGTERM to npm sto
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'admin', password: 'correct-horse-battery' }),
   });
-  assert.equal(setup.status, 200, await setup.text());
+  assert.equal(setup.status, 201, await setup.text());
   assert.doesNotMatch(first.output(), /"msg":"request"/, 'no request lines at info');
   await stopWithSigterm(first, port);
 
