@@ -154,6 +154,13 @@ describe('the install form checks while typing', () => {
     await shoot(page, 'validation-name-taken');
     await nameInput().fill('my-checks-3');
     await hasCount(page.locator('.install-name .field-error'), 0);
+    // The data folder was edited to my-checks-2's, which is not this app's own: said while typing (issue #24 item 18).
+    await hasText(
+      errorOf('appdata_dir'),
+      `${dataRoot}/my-checks-2 is not allowed: an app may use only its own data folder (${dataRoot}/my-checks-3), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.`,
+    );
+    await field('appdata_dir').fill(`${dataRoot}/my-checks-3`);
+    await hasCount(errorOf('appdata_dir'), 0);
     await page.getByRole('button', { name: 'Next' }).click();
     await hasText(page.locator('.install-form h2'), 'Step 2 of 2: Review');
     await visible(page.locator('.install-review dt', { hasText: 'Site of my-checks-3' }));
@@ -166,7 +173,7 @@ describe('the install form checks while typing', () => {
     await page.getByLabel('Language').selectOption('nl');
     await visible(page.getByRole('heading', { name: 'Checks installeren', level: 1 }));
     await visible(page.getByLabel('Site van my-checks-3', { exact: true }));
-    assert.equal(await field('appdata_dir').inputValue(), `${dataRoot}/my-checks-2`);
+    assert.equal(await field('appdata_dir').inputValue(), `${dataRoot}/my-checks-3`);
     await field('admin_email').fill('abc');
     await hasText(errorOf('admin_email'), 'Vul een e-mailadres in, zoals naam@voorbeeld.nl.');
     await field('port').fill('99999');
