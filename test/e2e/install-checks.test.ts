@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { freePort } from '../engine/contract-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
@@ -22,6 +23,8 @@ let server: TestServer;
 let api: ApiClient;
 let browser: Browser;
 const problems: string[] = [];
+// Held from the start: the host check keeps its answer a few seconds, so a port taken just before typing it could read free.
+const held: Record<'en' | 'nl', { port: number; server: Server }> = {} as never;
 const installed: string[] = [];
 
 const UI = {
@@ -75,6 +78,8 @@ async function holdPort(): Promise<{ port: number; server: Server }> {
 
 before(async () => {
   await requireEngine();
+  held.en = await holdPort();
+  held.nl = await holdPort();
   git = await startGitServer();
   await git.addRepo('forms', 'test/fixtures/repos/forms', { branch: 'main' });
   server = await startTestServer();
@@ -97,6 +102,7 @@ after(async () => {
     await browser?.close();
     await server?.close();
     await git?.close();
+    for (const h of Object.values(held)) await new Promise<void>((r) => h.server.close(() => r()));
   }
 });
 
@@ -125,46 +131,42 @@ for (const lang of ['en', 'nl'] as const) {
   describe(`${lang}: a port in use`, () => {
     test('stops Next with the next free port offered, unless the user confirms; the failure then says why once, and Configure fixes it', async () => {
       const name = `kadetest-port-${lang}`;
-      const held = await holdPort();
-      try {
-        const page = await openForm(lang);
-        await field(page, 'name').fill(name);
-        await field(page, 'port').fill(String(held.port));
-        const nextFree = page.getByRole('button', { name: new RegExp(ui.nextFree(0).replace('0', '\\d+').replace(/[()]/g, '\\$&')) });
-        await visible(nextFree);
-        const next = Number(/(\d+)\)$/.exec((await nextFree.textContent()) ?? '')?.[1]);
-        await page.getByRole('button', { name: ui.next, exact: true }).click();
-        await hasText(errorOf(page, 'port'), ui.portTaken(held.port, next));
-        await hasText(stepHeading(page), ui.step);
-        await shoot(page, `install-port-taken-${lang}`);
-        // Confirmed: the install goes on, and fails as the user was told it would.
-        await page.getByLabel(ui.anyway(held.port)).check();
-        await hasCount(errorOf(page, 'port'), 0);
-        await page.getByRole('button', { name: ui.next, exact: true }).click();
-        await hasText(stepHeading(page), ui.review);
-        await page.getByRole('button', { name: ui.install, exact: true }).click();
-        installed.push(name);
-        await visible(page.getByRole('heading', { name: ui.failedHeading(name) }), 120_000);
-        // The failure line is Kade's sentence, once; compose's own words stay in the log below it.
-        const failure = await page.locator('.install-job .job-progress-state').innerText();
-        assert.match(failure, new RegExp(`port ${held.port} is already in use on this host \\(127\\.0\\.0\\.1\\)`));
-        assert.equal(failure.match(/already in use/g)?.length, 1, failure);
-        assert.doesNotMatch(failure, /userland proxy|ERROR: for/);
-        await shoot(page, `install-port-failed-${lang}`);
-        // Configure: the next free port, applied; the app runs.
-        await page.goto(`${server.url}/apps/${name}#configure`);
-        const free = page.locator('.configure-form').getByRole('button', { name: /\(\d+\)$/ });
-        await visible(free);
-        await free.click();
-        await page.getByRole('button', { name: ui.apply, exact: true }).click();
-        await visible(page.getByText(ui.applied(name), { exact: true }), 120_000);
-        const stack = await api.get<{ status: string; failure?: unknown }>(`/api/stacks/${name}`);
-        assert.equal(stack.body.status, 'running', JSON.stringify(stack.body));
-        await shoot(page, `install-port-fixed-${lang}`);
-        await page.context().close();
-      } finally {
-        await new Promise<void>((r) => held.server.close(() => r()));
-      }
+      const taken = held[lang];
+      const page = await openForm(lang);
+      await field(page, 'name').fill(name);
+      await field(page, 'port').fill(String(taken.port));
+      const nextFree = page.getByRole('button', { name: new RegExp(ui.nextFree(0).replace('0', '\\d+').replace(/[()]/g, '\\$&')) });
+      await visible(nextFree);
+      const next = Number(/(\d+)\)$/.exec((await nextFree.textContent()) ?? '')?.[1]);
+      await page.getByRole('button', { name: ui.next, exact: true }).click();
+      await hasText(errorOf(page, 'port'), ui.portTaken(taken.port, next));
+      await hasText(stepHeading(page), ui.step);
+      await shoot(page, `install-port-taken-${lang}`);
+      // Confirmed: the install goes on, and fails as the user was told it would.
+      await page.getByLabel(ui.anyway(taken.port)).check();
+      await hasCount(errorOf(page, 'port'), 0);
+      await page.getByRole('button', { name: ui.next, exact: true }).click();
+      await hasText(stepHeading(page), ui.review);
+      await page.getByRole('button', { name: ui.install, exact: true }).click();
+      installed.push(name);
+      await visible(page.getByRole('heading', { name: ui.failedHeading(name) }), 120_000);
+      // The failure line is Kade's sentence, once; compose's own words stay in the log below it.
+      const failure = await page.locator('.install-job .job-progress-state').innerText();
+      assert.match(failure, new RegExp(`port ${taken.port} is already in use on this host \\(127\\.0\\.0\\.1\\)`));
+      assert.equal(failure.match(/already in use/g)?.length, 1, failure);
+      assert.doesNotMatch(failure, /userland proxy|ERROR: for/);
+      await shoot(page, `install-port-failed-${lang}`);
+      // Configure: the next free port, applied; the app runs.
+      await page.goto(`${server.url}/apps/${name}#configure`);
+      const free = page.locator('.configure-form').getByRole('button', { name: /\(\d+\)$/ });
+      await visible(free);
+      await free.click();
+      await page.getByRole('button', { name: ui.apply, exact: true }).click();
+      await hasText(page.locator('.configure-done'), new RegExp(ui.applied(name).replace(/[.]/g, '\\.')), 120_000);
+      const stack = await api.get<{ status: string; failure?: unknown }>(`/api/stacks/${name}`);
+      assert.equal(stack.body.status, 'running', JSON.stringify(stack.body));
+      await shoot(page, `install-port-fixed-${lang}`);
+      await page.context().close();
     });
   });
 
@@ -175,6 +177,8 @@ for (const lang of ['en', 'nl'] as const) {
       const own = join(server.baseDir, 'appdata', name);
       const page = await openForm(lang);
       await field(page, 'name').fill(name);
+      // A port of its own: the other tests' apps hold the template's default.
+      await field(page, 'port').fill(String(await freePort()));
       await field(page, 'media').fill(outside);
       await hasText(errorOf(page, 'media'), ui.outside(outside, own));
       await shoot(page, `install-outside-${lang}`);

@@ -222,7 +222,10 @@ describe('reconfigure an installed app', () => {
       await hasText(page.locator('.job-progress-state'), /^Failed/, 120_000);
       await visible(page.getByRole('heading', { name: `The changes to ${STACK} failed`, level: 2 }));
       // The job's own reason is in its state line and log; the panel adds what became of the app.
-      await hasText(page.locator('.configure-run .job-progress-state'), /^Failed: compose up of .+ failed/s);
+      await hasText(
+        page.locator('.configure-run .job-progress-state'),
+        new RegExp(`^Failed: port ${taken} is already in use on this host \\(127\\.0\\.0\\.1\\), so compose up could not start '${STACK}'`),
+      );
       await visible(page.locator('.configure-run [role="alert"]').getByText('The changes could not be applied; the reason is shown above and in the log.'));
       await visible(page.getByText('Kade put the previous files back, so the app runs as before. Your changes are still in the form below.'));
       // The form keeps what was typed, for another try.
