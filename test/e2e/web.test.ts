@@ -54,7 +54,8 @@ describe('web interface', () => {
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Repeat password').fill(`${PASSWORD}x`);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await hasText(page.getByRole('alert'), 'The two passwords are not the same.');
+    // Said at the repeat field itself (issue #24 item 18).
+    await hasText(page.locator('.field:has([name="repeat"]) > .field-error'), 'The two passwords are not the same.');
     await hasAttr(page.getByLabel('Repeat password'), 'aria-invalid', 'true');
   });
 
