@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import Docker from 'dockerode';
-import { emptyMeta } from '../src/server/stacks/stack-files.ts';
+import { emptyMeta } from '../src/server/stacks/store/stack-files.ts';
 import { type SocketProxy, startSocketProxy } from '../test/helpers/socket-proxy.ts';
 
 const { values: args } = parseArgs({

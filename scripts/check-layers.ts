@@ -57,6 +57,14 @@ const LAYERS: Layer[] = [
   { name: 'web shell', places: ['src/web/shell/', 'src/web/app.tsx', 'src/web/main.tsx'] },
 ];
 
+/**
+ * Folders inside one domain folder that have an order of their own, lowest first: a file may import its own
+ * folder and lower ones (files directly in the domain folder, its facade, stand above all of them).
+ */
+const INNER: Record<string, string[]> = {
+  'src/server/stacks/': ['store', 'policy', 'gate', 'read', 'use-cases'],
+};
+
 /** Folders of a layer that is a set of peers: a folder-level cycle among them is reported. */
 const PEER_LAYERS = new Set(['server domain', 'web screens']);
 
@@ -103,6 +111,22 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** An import inside a domain folder with an inner order that runs up that order. */
+function innerProblem(file: string, target: string): string | null {
+  for (const [place, order] of Object.entries(INNER)) {
+    if (!file.startsWith(place) || !target.startsWith(place)) continue;
+    const rank = (f: string) => {
+      const rest = f.slice(place.length).split('/');
+      return rest.length > 1 ? order.indexOf(rest[0] as string) : order.length;
+    };
+    const [a, b] = [rank(file), rank(target)];
+    if (a === -1 || b === -1) return `${file} or ${target} is in no inner folder of ${place}: place it in scripts/check-layers.ts`;
+    if (b > a) return `${file} imports ${target}, which stands above it in ${place} (${order.join(' → ')} → the facade)`;
+    return null;
+  }
+  return null;
+}
+
 const problems: string[] = [];
 const unplaced: string[] = [];
 const peerEdges = new Map<string, Map<string, string>>(); // from peer → to peer → an example import
@@ -120,6 +144,8 @@ for (const file of [...walk(join(root, 'src/server')), ...walk(join(root, 'src/w
       problems.push(`${file} (${LAYERS[from.index]?.name}) imports ${target} (${LAYERS[to.index]?.name}), a layer above it`);
       continue;
     }
+    const inner = innerProblem(file, target);
+    if (inner) problems.push(inner);
     if (to.index === from.index && PEER_LAYERS.has(LAYERS[from.index]?.name ?? '')) {
       const a = peerOf(file, from.index, from.place);
       const b = peerOf(target, to.index, to.place);

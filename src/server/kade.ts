@@ -47,7 +47,7 @@ import { createSelfUpdateEngine } from './self-update/docker.ts';
 import { createSelfUpdate } from './self-update/self-update.service.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
-import { stackNames } from './stacks/listing.ts';
+import { stackNames } from './stacks/read/listing.ts';
 import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
 import { createRegistryClient } from './updates/registry-client.ts';

@@ -9,7 +9,7 @@ import {
   changedDatabasePasswords,
   type DbPasswordChange,
   findDatabaseSecrets,
-} from '../../src/server/stacks/db-password.ts';
+} from '../../src/server/stacks/use-cases/db-password.ts';
 import { requireEngine, TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { rejectsWith } from './contract-helpers.ts';
 

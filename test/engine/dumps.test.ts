@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { type DatabaseSpec, dumpDatabase, findDatabases, loadDump, planDumps, waitUntilAnswers } from '../../src/server/backups/dumps.ts';
 import { createDockerEngine } from '../../src/server/engine/docker-engine.ts';
 import type { Engine, ExecOptions, ExecStreamOptions } from '../../src/server/engine/engine.ts';
-import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { parseEnv } from '../../src/server/stacks/store/env-file.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 import { rejectsWith } from './contract-helpers.ts';
 

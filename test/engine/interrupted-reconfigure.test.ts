@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { parseEnv } from '../../src/server/stacks/store/env-file.ts';
 import { FILES, writePlainRepo } from '../faults/plain-app.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { cleanupLabelled, requireEngine } from '../helpers/engine.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { parseEnv } from '../../src/server/stacks/store/env-file.ts';
 import { TEST_LABEL, TEST_LABEL_VALUE } from '../helpers/engine.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 

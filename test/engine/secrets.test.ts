@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { mergeEnv } from '../../src/server/stacks/env-file.ts';
+import { mergeEnv } from '../../src/server/stacks/store/env-file.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { useEngineSuite } from '../helpers/engine-suite.ts';
 import { HOSTILE_VALUES } from '../helpers/hostile-values.ts';

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { parseEnv } from '../../src/server/stacks/env-file.ts';
+import { parseEnv } from '../../src/server/stacks/store/env-file.ts';
 import type { ApiClient } from '../helpers/client.ts';
 
 // The app the fault tests change: a busybox service whose form value `title` goes into the compose file

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { emptyMeta } from '../../src/server/stacks/stack-files.ts';
+import { emptyMeta } from '../../src/server/stacks/store/stack-files.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { emptyMeta } from '../../src/server/stacks/stack-files.ts';
+import { emptyMeta } from '../../src/server/stacks/store/stack-files.ts';
 import { launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from '../e2e/web-helpers.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';

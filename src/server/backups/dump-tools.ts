@@ -7,7 +7,7 @@ import { Transform } from 'node:stream';
 import type { TemplateDatabaseT } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
 import type { Engine } from '../engine/engine.ts';
-import { interpolate, pgString, safeReason } from '../stacks/db-password.ts';
+import { interpolate, pgString, safeReason } from '../stacks/use-cases/db-password.ts';
 
 export type DatabaseKind = 'postgres' | 'mariadb';
 

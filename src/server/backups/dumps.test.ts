@@ -7,7 +7,7 @@ import { TemplateFile } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
 import type { ExecStreamOptions } from '../engine/engine.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { findDatabaseSecrets } from '../stacks/db-password.ts';
+import { findDatabaseSecrets } from '../stacks/use-cases/db-password.ts';
 import { ownRoleLinesDropped, toolReason } from './dump-tools.ts';
 import { type DatabaseSpec, dumpDatabase, findDatabases, planDumps } from './dumps.ts';
 

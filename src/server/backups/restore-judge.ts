@@ -9,7 +9,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
-import { COMPOSE_NAMES, ENV_FILE } from '../stacks/stack-files.ts';
+import { COMPOSE_NAMES, ENV_FILE } from '../stacks/store/stack-files.ts';
 import { type PeekedEntry, peekStackFiles } from './archive-peek.ts';
 import type { BackupStacks } from './backups.service.ts';
 

@@ -14,7 +14,7 @@ import { AppError, errorMessage, isAppError } from '../core/errors.ts';
 import type { Actor } from '../core/events.ts';
 import { failpoint } from '../core/failpoint.ts';
 import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
-import { KADE_ITSELF } from '../stacks/compose-gate.ts';
+import { KADE_ITSELF } from '../stacks/gate/compose-gate.ts';
 import type { FolderSwap } from '../stacks/store/folder-ops.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
 import { checkStaged, judgeArchive } from './restore-judge.ts';

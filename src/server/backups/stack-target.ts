@@ -1,6 +1,6 @@
 /** The apps as the backup service sees them: folders, compose projects and their databases (dumps.ts). */
 import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
-import { parseEnv } from '../stacks/env-file.ts';
+import { parseEnv } from '../stacks/store/env-file.ts';
 import type { StacksService } from '../stacks/stacks.service.ts';
 import type { BackupStacks, DatabaseTarget } from './backups.service.ts';
 import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers } from './dumps.ts';

@@ -16,7 +16,7 @@ import { createLogger } from '../core/logger.ts';
 import { createComposeCli } from '../engine/compose-cli.ts';
 import { createDockerEngine } from '../engine/docker-engine.ts';
 import { createSettingsModule } from '../settings/settings-module.ts';
-import { refusedFilesStandalone } from '../stacks/file-verdicts.ts';
+import { refusedFilesStandalone } from '../stacks/gate/file-verdicts.ts';
 import { createDoctor, DOCTOR_PARTS, type DoctorPart } from './doctor.service.ts';
 import { formatReport, serverUid } from './report-text.ts';
 

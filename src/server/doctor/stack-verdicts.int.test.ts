@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { stackNames } from '../stacks/listing.ts';
+import { stackNames } from '../stacks/read/listing.ts';
 import { stackVerdicts, verdictLine } from './stack-verdicts.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kade-verdicts-'));

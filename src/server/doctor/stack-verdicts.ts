@@ -2,8 +2,8 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorCode } from '../../shared/doctor.ts';
 import { isSafeName } from '../../shared/names.ts';
-import { stackNames } from '../stacks/listing.ts';
-import { composePath } from '../stacks/stack-files.ts';
+import { stackNames } from '../stacks/read/listing.ts';
+import { composePath } from '../stacks/store/stack-files.ts';
 import { repr } from './repr.ts';
 
 export type NotAnApp = 'hidden' | 'invalid_name' | 'broken_link' | 'not_a_folder';
@@ -11,7 +11,7 @@ export type NotAnApp = 'hidden' | 'invalid_name' | 'broken_link' | 'not_a_folder
 export interface StackVerdict {
   /** The entry's name as it is on disk. */
   name: string;
-  /** Whether Kade lists it as an app: exactly the rule of stacks/listing.ts `stackNames`. */
+  /** Whether Kade lists it as an app: exactly the rule of stacks/read/listing.ts `stackNames`. */
   counts: boolean;
   /** Why it does not count; null when it does. */
   reason: NotAnApp | null;

@@ -1,7 +1,7 @@
 /**
  * Shared networks (SPEC: Network): SHARED_NETWORK and APP_NETWORKS with their address plans, the live
  * review while typing, the range helper, the address check with a proposal, and the host's own network.
- * Knows nothing of HTTP; the apps' side (joining, leaving) is stacks/connect.ts.
+ * Knows nothing of HTTP; the apps' side (joining, leaving) is stacks/use-cases/connect.ts.
  */
 import { contains, formatIPv4, normaliseCidr, parseCidr, parseIPv4, proposeFree, rangeBlocks } from '../../shared/cidr.ts';
 import { reviewNetwork } from '../../shared/network-review.ts';

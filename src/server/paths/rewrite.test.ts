@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseEnv } from '../stacks/env-file.ts';
+import { parseEnv } from '../stacks/store/env-file.ts';
 import { movedPath, rewriteCompose, rewriteEnv, rewriteMeta } from './rewrite.ts';
 
 const moves = [

@@ -1,5 +1,5 @@
 import { parseDocument, visit } from 'yaml';
-import { type EnvDialect, rewriteEnvValues } from '../stacks/env-file.ts';
+import { type EnvDialect, rewriteEnvValues } from '../stacks/store/env-file.ts';
 
 /** A folder Kade moves: every path at or below `from` is at the same place below `to` afterwards. */
 export interface Move {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseEnv } from '../stacks/env-file.ts';
+import { parseEnv } from '../stacks/store/env-file.ts';
 import { writeTag } from './helper.ts';
 
 test('SVC_TAG is changed in place in .env; every other line and the mode stay', () => {

@@ -7,7 +7,7 @@ import { errorMessage } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { Compose, ComposeVariant } from '../engine/compose.ts';
 import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
-import { parseEnv, quoteEnvValue, rewriteEnvValues } from '../stacks/env-file.ts';
+import { parseEnv, quoteEnvValue, rewriteEnvValues } from '../stacks/store/env-file.ts';
 import type { HelperSpecT } from './helper-spec.ts';
 import { readUpdateState, writeUpdateState } from './state-file.ts';
 

@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.ts';
 import type { Engine } from '../engine/engine.ts';
 import { notifyEvent } from '../notifications/notifier.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
-import { stackNames } from '../stacks/listing.ts';
+import { stackNames } from '../stacks/read/listing.ts';
 import { createImageChecker } from './image-check.ts';
 import { registryHostOf } from './image-ref.ts';
 import { createKeyedLimiter } from './limiter.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { AppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
-import { emptyMeta } from '../stack-files.ts';
+import { emptyMeta } from './stack-files.ts';
 import type { FolderIO } from './folder-io.ts';
 import { SNAPSHOTS_KEPT } from './snapshots.ts';
 import { type StackStore, stackStoreOn } from './stack-store.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AppError } from '../../core/errors.ts';
-import { emptyMeta } from '../stack-files.ts';
+import { emptyMeta } from './stack-files.ts';
 import { diskIO } from './disk-io.ts';
 import { memoryIO } from './memory-io.ts';
 import { stackStoreContract } from './stack-store.contract.ts';

@@ -1,0 +1,158 @@
+import { AppError } from '../../core/errors.ts';
+import type { ComposeVariant } from '../../engine/compose.ts';
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * How `.env` values are written so that the app receives exactly what the user typed. Both compose
+ * variants read double-quoted values with `\\`, `\"`, `\n` and `\r` escapes, but they part on `$`:
+ * compose v2 (compose-go) expands `$NAME` and `${NAME}` in double quotes and reads `\$` as a literal
+ * `$`; compose v1 (python-dotenv) knows no `\$`, leaves a bare `$` alone and expands every `${...}`,
+ * quoted or not. v1 has no escape for `${`, so it is written as a `${…:-$}` default that yields `$`
+ * followed by the literal `{`; and v1 reads `\\"` at the end of a value as an escaped quote, so a
+ * trailing backslash is written as a `${…:-\\}` default. Kade's own reader (parseEnv) reads both back.
+ */
+export type EnvDialect = ComposeVariant;
+
+/** A variable nobody sets: its default is the literal `$` compose v1 cannot otherwise be given before `{`. */
+const V1_DOLLAR = '${KADE_LITERAL:-$}';
+/** The same for a backslash right before the closing quote. */
+const V1_BACKSLASH = '${KADE_LITERAL:-\\\\}';
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' };
+
+/** One value as a double-quoted `.env` value for the given compose variant. */
+export function quoteEnvValue(value: string, dialect: EnvDialect): string {
+  const escaped = value.replace(/[\\"\n\r]/g, (ch) => ESCAPES[ch] ?? ch);
+  if (dialect === 'v2') return `"${escaped.replace(/\$/g, '\\$')}"`;
+  const v1 = escaped.replace(/\$\{/g, `${V1_DOLLAR}{`);
+  // The escaped text ends in `\\` exactly when the value ends in a backslash.
+  return `"${value.endsWith('\\') ? `${v1.slice(0, -2)}${V1_BACKSLASH}` : v1}"`;
+}
+
+const UNESCAPE: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+
+/** The inverse of quoteEnvValue for either dialect: the text between the double quotes. */
+function unquoteDouble(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] as string;
+    if (ch === '\\' && i + 1 < body.length) {
+      const next = body[++i] as string;
+      out += UNESCAPE[next] ?? next;
+    } else if (body.startsWith(V1_DOLLAR, i) || body.startsWith(V1_BACKSLASH, i)) {
+      out += body.startsWith(V1_DOLLAR, i) ? '$' : '\\';
+      i += (body.startsWith(V1_DOLLAR, i) ? V1_DOLLAR : V1_BACKSLASH).length - 1;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+/** One meaningful line of a `.env` file; comments and blank lines are kept as `raw` only. */
+interface EnvLine {
+  raw: string;
+  key: string | null;
+  value: string;
+}
+
+function unquote(v: string): string {
+  const t = v.trim();
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return unquoteDouble(t.slice(1, -1));
+  if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1);
+  // An unquoted value ends at a ` #` comment, as compose reads it.
+  const hash = t.search(/\s#/);
+  return hash >= 0 ? t.slice(0, hash).trimEnd() : t;
+}
+
+function lines(text: string): EnvLine[] {
+  return text.split('\n').map((raw) => {
+    const t = raw.trim();
+    if (t === '' || t.startsWith('#')) return { raw, key: null, value: '' };
+    const body = t.startsWith('export ') ? t.slice(7) : t;
+    const eq = body.indexOf('=');
+    if (eq <= 0) return { raw, key: null, value: '' };
+    return { raw, key: body.slice(0, eq).trim(), value: unquote(body.slice(eq + 1)) };
+  });
+}
+
+/** The variables of a `.env` text; the last of a repeated key wins, as in compose. */
+export function parseEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const l of lines(text)) if (l.key !== null) out[l.key] = l.value;
+  return out;
+}
+
+/** Refuses the first line that is neither blank, a comment, nor KEY=value, naming it by number. */
+export function checkEnvText(text: string): void {
+  text.split('\n').forEach((raw, i) => {
+    const t = raw.trim();
+    if (t === '' || t.startsWith('#')) return;
+    const body = t.startsWith('export ') ? t.slice(7) : t;
+    const eq = body.indexOf('=');
+    const line = i + 1;
+    if (eq < 0) throw new AppError('validation', `line ${line} of .env has no '=': write it as NAME=value`, { params: { line }, fields: ['content'] });
+    const key = body.slice(0, eq).trim();
+    if (!KEY.test(key)) {
+      throw new AppError('validation', `line ${line} of .env has an invalid name '${key.slice(0, 40)}'`, { params: { line }, fields: ['content'] });
+    }
+  });
+}
+
+/**
+ * The `.env` after a render: Kade's own variables as KEY="value" lines (quoteEnvValue), followed by the user's other
+ * lines and comments (added with the editor) unchanged. `managed` names every key Kade wrote before, so a secret
+ * that a template no longer has is dropped instead of kept as a stray line.
+ */
+export function mergeEnv(oldText: string, env: Record<string, string>, managed: Set<string>, dialect: EnvDialect): string {
+  const own = Object.entries(env).map(([k, v]) => `${k}=${quoteEnvValue(v, dialect)}`);
+  const kept = lines(oldText)
+    .filter((l) => (l.key === null ? l.raw.trim().startsWith('#') : !managed.has(l.key) && !Object.hasOwn(env, l.key)))
+    .map((l) => l.raw);
+  const all = [...own, ...kept];
+  return all.length ? `${all.join('\n')}\n` : '';
+}
+
+/**
+ * The `.env` with some values changed in place (`change` answers the new value, or null to keep it): a changed
+ * line is written as KEY="value" (quoteEnvValue), every other line stays byte for byte.
+ */
+export function rewriteEnvValues(text: string, change: (key: string, value: string) => string | null, dialect: EnvDialect): string {
+  return lines(text)
+    .map((l) => {
+      if (l.key === null) return l.raw;
+      const next = change(l.key, l.value);
+      return next === null || next === l.value ? l.raw : `${l.key}=${quoteEnvValue(next, dialect)}`;
+    })
+    .join('\n');
+}
+
+/** What the `.env` editor shows instead of a secret value until an admin asks to see it. */
+export const ENV_MASK = '••••••••';
+const SECRET_NAME = /pass|secret|token|key|private|credential|salt/i;
+
+/**
+ * The `.env` text with the values of `secretKeys` (and of names that look secret) replaced by ENV_MASK,
+ * and the keys it masked. Comments, blank lines and other values stay as they are.
+ */
+export function maskEnv(text: string, secretKeys: Iterable<string>): { content: string; masked: string[] } {
+  const secret = new Set(secretKeys);
+  const masked: string[] = [];
+  const content = lines(text)
+    .map((l) => {
+      if (l.key === null || l.value === '' || !(secret.has(l.key) || SECRET_NAME.test(l.key))) return l.raw;
+      masked.push(l.key);
+      return `${l.key}=${ENV_MASK}`;
+    })
+    .join('\n');
+  return { content, masked: [...new Set(masked)] };
+}
+
+/** An edited `.env` text in which every line still carrying ENV_MASK gets the line it stood for in `oldText` back. */
+export function unmaskEnv(edited: string, oldText: string): string {
+  const old = new Map(lines(oldText).flatMap((l) => (l.key === null ? [] : [[l.key, l.raw] as const])));
+  return lines(edited)
+    .map((l) => (l.key !== null && l.value === ENV_MASK && old.has(l.key) ? (old.get(l.key) as string) : l.raw))
+    .join('\n');
+}
