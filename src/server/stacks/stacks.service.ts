@@ -16,29 +16,30 @@ import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { SubnetPool } from '../networks/subnet-pool.ts';
 import type { BindRules } from '../settings/bind-rules.ts';
 import { stringifyCompose } from '../templates/yaml-out.ts';
-import { createAdopt } from './use-cases/adopt.ts';
-import { type AppData, appDataOf, appDataValues, removeAppFolder } from './store/app-data.ts';
-import { createAppList } from './read/app-list.ts';
-import { enforceCompose, pathFieldOf } from './policy/bind-policy.ts';
-import { applySubnets, projectNetworks, serviceJoins } from './use-cases/choices.ts';
 import { type ComposeGate, createComposeGate } from './gate/compose-gate.ts';
+import { refusedFilesOf } from './gate/file-verdicts.ts';
+import { enforceCompose, pathFieldOf } from './policy/bind-policy.ts';
 import { enforceComposePolicy, type PrivilegedPolicy } from './policy/compose-policy.ts';
+import { createHostPathReview } from './policy/host-path-review.ts';
+import { createAppPowers } from './policy/powers.ts';
+import { createAppList } from './read/app-list.ts';
+import { adoptedProjects, NEVER_CHECKED, sharedListing } from './read/listing.ts';
+import { type AppData, appDataOf, appDataValues, removeAppFolder } from './store/app-data.ts';
+import { diskIO } from './store/disk-io.ts';
+import { parseEnv } from './store/env-file.ts';
+import { createSeals } from './store/file-seal.ts';
+import type { FolderIO } from './store/folder-io.ts';
+import { checkName, createStackDirs, type StackDirs, type StackLocation } from './store/stack-dir.ts';
+import { createStackStore } from './store/stack-store.ts';
+import { createAdopt } from './use-cases/adopt.ts';
+import { applySubnets, projectNetworks, serviceJoins } from './use-cases/choices.ts';
 import { createConnect } from './use-cases/connect.ts';
 import { createCredentials } from './use-cases/credentials.ts';
 import { createEditors } from './use-cases/editors.ts';
-import { parseEnv } from './store/env-file.ts';
-import { refusedFilesOf } from './gate/file-verdicts.ts';
-import { createHostPathReview } from './policy/host-path-review.ts';
 import { installFiles, type PreparedInstall, prepareInstall } from './use-cases/install.ts';
-import { adoptedProjects, NEVER_CHECKED, sharedListing, stackNames } from './read/listing.ts';
-import { createAppPowers } from './policy/powers.ts';
 import { createReconfigure } from './use-cases/reconfigure.ts';
 import { createRecovery } from './use-cases/recovery.ts';
 import type { NetworksPort, StackContext } from './use-cases/stack-context.ts';
-import { checkName, type StackDirs, type StackLocation } from './store/stack-dir.ts';
-import { diskIO } from './store/disk-io.ts';
-import { createSeals } from './store/file-seal.ts';
-import { createStackStore } from './store/stack-store.ts';
 import { waitUntilUp } from './use-cases/wait.ts';
 
 export interface StacksDeps {
@@ -77,6 +78,8 @@ export interface StacksDeps {
   fleet?: Pick<Fleet, 'list' | 'version'>;
   /** A backup inside another job of the app (delete with backup=1); a failure is the backup's to log, the job goes on. */
   backupFirst?: (stack: string, reason: string, ctx: JobContext, actor: Actor) => Promise<void>;
+  /** The file operations on the apps' folders, seals and snapshots (store/folder-io.ts); the disk when absent, `memoryIO()` in unit tests. */
+  io?: FolderIO;
 }
 
 const NO_NETWORKS: NetworksPort = {
@@ -95,7 +98,7 @@ const REFUSALS = new Set(['stack_files_refused', 'compose_refused', 'app_powers_
 /** Installed apps: their folders under LIBRARY_DIR are the truth; the engine says how they run. */
 export function createStacksService(d: StacksDeps) {
   const listing = d.fleet ? d.fleet.list : sharedListing(d.engine);
-  const io = diskIO();
+  const io = d.io ?? diskIO();
   const seals = createSeals(io, join(d.stateDir, 'seals'));
   const dirOf = (name: string) => join(d.libraryDir, name);
   const binds: BindRules = {
@@ -111,7 +114,11 @@ export function createStacksService(d: StacksDeps) {
   /** A gate judging with other folders than those in use (the path move starts apps from the new ones). */
   // Apps from before seals existed, found at start: sealed as found the first time they are judged (compose-gate.ts),
   // so a start with hundreds of them reads no compose file.
-  const fromBefore = new Set(stackNames(d.libraryDir).filter((name) => !seals.exists(name)));
+  const fromBefore = new Set(
+    createStackDirs(io, d.libraryDir, d.stateDir)
+      .names()
+      .filter((name) => !seals.exists(name)),
+  );
   const gateFor = (f: { LIBRARY_DIR: string; DATA_DIR: string; BACKUP_DIR: string }): ComposeGate =>
     createComposeGate({
       fromBefore: (app) => fromBefore.has(app),
