@@ -39,7 +39,7 @@ import { createEditors } from './use-cases/editors.ts';
 import { installFiles, type PreparedInstall, prepareInstall } from './use-cases/install.ts';
 import { createReconfigure } from './use-cases/reconfigure.ts';
 import { createRecovery } from './use-cases/recovery.ts';
-import type { NetworksPort, StackContext } from './use-cases/stack-context.ts';
+import type { BackupForChange, NetworksPort, StackContext } from './use-cases/stack-context.ts';
 import { waitUntilUp } from './use-cases/wait.ts';
 
 export interface StacksDeps {
@@ -78,6 +78,8 @@ export interface StacksDeps {
   fleet?: Pick<Fleet, 'list' | 'version'>;
   /** A backup inside another job of the app (delete with backup=1); a failure is the backup's to log, the job goes on. */
   backupFirst?: (stack: string, reason: string, ctx: JobContext, actor: Actor) => Promise<void>;
+  /** The backup a reconfigure makes first and the dumps it loads back on a failure (backups/); without it, the file snapshot only. */
+  backupForChange?: BackupForChange;
   /** The file operations on the apps' folders, seals and snapshots (store/folder-io.ts); the disk when absent, `memoryIO()` in unit tests. */
   io?: FolderIO;
 }
@@ -403,6 +405,7 @@ export function createStacksService(d: StacksDeps) {
     binds,
     allowPrivileged,
     networks: d.networks ?? NO_NETWORKS,
+    backups: d.backupForChange ?? null,
     up,
   };
   const reconfigure = createReconfigure(context);

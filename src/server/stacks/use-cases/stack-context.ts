@@ -18,6 +18,21 @@ export interface NetworksPort {
   subnetOf(name: string): Promise<{ subnet: string | null; range: string | null; gateway: string | null }>;
 }
 
+/**
+ * What a change of an app needs of the backups (backups/): a backup made inside the change's job before anything
+ * changes (SPEC flows: reconfigure, "always: backup made"), and its database dumps loaded back when the change fails
+ * after a database was touched. Wired to the backups by the composition root.
+ */
+export interface BackupForChange {
+  /** Backs the app up inside the job (its slot held) and logs it; throws when no backup could be made. */
+  make(stack: string, reason: string, ctx: JobContext, actor: Actor): Promise<{ id: string; databases: readonly { service: string; kind: string }[] }>;
+  /**
+   * Loads the dumps of backup `id` into the app's running databases (waiting until each answers), logging each;
+   * the app's data folder stays as it is. Throws on the first database that cannot be loaded.
+   */
+  loadDumps(id: string, ctx: JobContext): Promise<void>;
+}
+
 /** What the parts of the stacks module share: built once by createStacksService. */
 export interface StackContext {
   /** The one owner of the apps' folders: every read and write of an app's files goes through it. */
@@ -42,6 +57,8 @@ export interface StackContext {
   /** ALLOW_PRIVILEGED_APPS as it is now; every writer of a compose file checks it (compose-policy.ts). */
   allowPrivileged: () => PrivilegedPolicy;
   networks: NetworksPort;
+  /** The backup before a reconfigure and its dumps put back; null where no backups are wired (unit tests). */
+  backups: BackupForChange | null;
   /** `compose up` and wait until the containers run (or say why not). */
   up(p: ComposeProject, ctx: JobContext, actor: Actor): Promise<void>;
 }
