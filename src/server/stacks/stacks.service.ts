@@ -82,6 +82,8 @@ export interface StacksDeps {
   backupForChange?: BackupForChange;
   /** The file operations on the apps' folders, seals and snapshots (store/folder-io.ts); the disk when absent, `memoryIO()` in unit tests. */
   io?: FolderIO;
+  /** How often an `up` asks the engine whether the containers run, in ms (500 when absent; unit tests over the fake engine ask at once). */
+  upPollMs?: number;
 }
 
 const NO_NETWORKS: NetworksPort = {
@@ -101,6 +103,7 @@ const REFUSALS = new Set(['stack_files_refused', 'compose_refused', 'app_powers_
 export function createStacksService(d: StacksDeps) {
   const listing = d.fleet ? d.fleet.list : sharedListing(d.engine);
   const io = d.io ?? diskIO();
+  const upWait = { timeoutMs: 60_000, ...(d.upPollMs === undefined ? {} : { intervalMs: d.upPollMs }) };
   const seals = createSeals(io, join(d.stateDir, 'seals'));
   const dirOf = (name: string) => join(d.libraryDir, name);
   const binds: BindRules = {
@@ -262,7 +265,7 @@ export function createStacksService(d: StacksDeps) {
     ctx.log('starting containers');
     await via.compose.up(p, { onOutput: (t) => ctx.log(t), actor });
     ctx.progress(0.7);
-    await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
+    await waitUntilUp(d.engine, p.name, ctx, upWait);
   }
 
   function operate(actor: Actor, name: string, op: StackOp): JobT {
@@ -277,7 +280,7 @@ export function createStacksService(d: StacksDeps) {
         await up(p, ctx, actor);
       } else {
         await compose.restart(p, out);
-        await waitUntilUp(d.engine, p.name, ctx, { timeoutMs: 60_000 });
+        await waitUntilUp(d.engine, p.name, ctx, upWait);
       }
       d.events.emit({ type: `stack.${op}`, actor, source: 'stacks', target: name, status: 'ok' });
     });
