@@ -38,271 +38,308 @@ export interface NetworksDeps {
 
 const problem = (code: string, message: string, params: Record<string, string | number> = {}): NetworkProblemT => ({ code, message, params });
 
+type ReviewInput = { subnet?: string | undefined; gateway?: string | undefined; range?: string | undefined; interface?: string | undefined };
+
+/** The service wires its use cases to its dependencies; each is a function of its own below. */
 export function createNetworksService(d: NetworksDeps) {
-  const kadeNames = (): { shared: string; app: readonly string[] } => d.settings.sharedNetworks();
-  const isKade = (name: string): boolean => {
-    const k = kadeNames();
-    return k.shared === name || k.app.includes(name);
-  };
-
-  async function hostTables() {
-    const r = await d.probe.netTables();
-    return r.ok ? { ok: true as const, tables: r.tables } : { ok: false as const, message: r.message };
-  }
-
-  /** The host's own networks (routes with a prefix), for overlap checks and the pool. */
-  async function hostSubnets(): Promise<{ name: string; subnet: string }[]> {
-    const t = await hostTables();
-    if (!t.ok) return [];
-    return parseRoutes(t.tables.route)
-      .filter((r) => r.prefix > 0 && !/^(docker\d*|br-|veth)/.test(r.iface))
-      .map((r) => ({ name: r.iface, subnet: `${formatIPv4(r.dest)}/${r.prefix}` }));
-  }
-
-  function present(
-    name: string,
-    kind: NetworkViewT['kind'],
-    net: NetworkSummary | undefined,
-    def: NetworkDef | null,
-    containers: ContainerSummary[],
-  ): NetworkViewT {
-    const ipam = net?.subnets[0];
-    return {
-      name,
-      kind,
-      driver: net?.driver ?? def?.driver ?? 'bridge',
-      exists: net !== undefined,
-      subnet: ipam?.subnet ?? def?.subnet ?? null,
-      gateway: ipam?.gateway ?? def?.gateway ?? null,
-      range: ipam?.range ?? def?.range ?? null,
-      interface: net?.parent ?? def?.iface ?? null,
-      members: containers
-        .filter((c) => c.networks && Object.hasOwn(c.networks, name))
-        .map((c) => ({
-          stack: c.project ? d.stackOfProject(c.project) : null,
-          container: c.name,
-          service: c.service,
-          ip: c.networks?.[name] ?? null,
-        })),
-    };
-  }
-
-  async function list(actor: Actor): Promise<NetworkListT> {
-    requireRole(actor, 'viewer', 'the networks');
-    const [nets, containers, tables] = await Promise.all([d.engine.listNetworks(), d.engine.listContainers(), hostTables()]);
-    const byName = new Map(nets.map((n) => [n.name, n]));
-    const k = kadeNames();
-    const mine = [k.shared, ...k.app.filter((n) => n !== k.shared)];
-    const out: NetworkViewT[] = mine.map((n) => present(n, n === k.shared ? 'shared' : 'app', byName.get(n), d.repo.get(n), containers));
-    for (const n of nets) {
-      if (mine.includes(n.name) || ENGINE_OWN.has(n.name) || n.labels['com.docker.compose.network'] !== undefined) continue;
-      out.push(present(n.name, 'engine', n, null, containers));
-    }
-    const defs = out.filter((v) => v.kind !== 'engine').map((v) => ({ subnet: v.subnet, interface: v.interface }));
-    const host: HostNetworkT | null = tables.ok ? detectHostNetwork(tables.tables, defs) : null;
-    return { networks: out, host, host_error: tables.ok ? null : tables.message };
-  }
-
-  /** The review of what the user typed, against the host's networks and the engine's. */
-  async function review(
-    input: { subnet?: string | undefined; gateway?: string | undefined; range?: string | undefined; interface?: string | undefined },
-    except?: string,
-  ): Promise<NetworkReviewT> {
-    const [nets, host] = await Promise.all([d.engine.listNetworks(), hostSubnets()]);
-    const engineNetworks = nets.filter((n) => n.name !== except).flatMap((n) => n.subnets.map((s) => ({ name: n.name, subnet: s.subnet })));
-    return reviewNetwork(clean(input), { hostNetworks: host, engineNetworks });
-  }
-
-  async function create(actor: Actor, input: NetworkCreateT): Promise<{ network: NetworkViewT; warnings: NetworkProblemT[] }> {
-    requireRole(actor, 'admin', 'creating a network');
-    const { name } = input;
-    if (ENGINE_OWN.has(name)) throw new AppError('name_taken', `'${name}' is a network of the engine itself`, { params: { name }, fields: ['name'] });
-    const nets = await d.engine.listNetworks();
-    const existing = nets.find((n) => n.name === name);
-    const k = kadeNames();
-    if ('take_over' in input) {
-      if (!existing) throw notFound('network', name);
-      if (isKade(name)) throw new AppError('name_taken', `network '${name}' is Kade's already`, { params: { name }, fields: ['name'] });
-      const s = existing.subnets[0];
-      d.repo.put({
-        name,
-        driver: existing.driver === 'macvlan' ? 'macvlan' : 'bridge',
-        subnet: s?.subnet ?? null,
-        gateway: s?.gateway ?? null,
-        range: s?.range ?? null,
-        iface: existing.parent,
-        created_at: d.clock().toISOString(),
-      });
-      if (name !== k.shared) d.settings.setAppNetworks([...k.app, name]);
-      d.events.emit({ type: 'network.taken_over', actor, source: 'networks', target: name, status: 'ok' });
-      const containers = await d.engine.listContainers();
-      return { network: present(name, name === k.shared ? 'shared' : 'app', existing, d.repo.get(name), containers), warnings: [] };
-    }
-    if (existing || k.app.includes(name)) throw new AppError('name_taken', `a network named '${name}' exists already`, { params: { name }, fields: ['name'] });
-    const r = await review(input);
-    const first = r.errors[0];
-    if (first) {
-      throw new AppError('network_invalid', r.errors.map((e) => e.message).join(' '), {
-        params: { name, code: first.code, ...first.params },
-        fields: [fieldOf(first.code)],
-      });
-    }
-    const iface = input.interface?.trim() || null;
-    const def: NetworkDef = {
-      name,
-      driver: iface ? 'macvlan' : 'bridge',
-      subnet: r.normalised.subnet,
-      gateway: input.gateway?.trim() || null,
-      range: r.normalised.range,
-      iface,
-      created_at: d.clock().toISOString(),
-    };
-    await d.engine.createNetwork({ name, driver: def.driver, subnet: def.subnet, gateway: def.gateway, range: def.range, parent: iface, labels: labels(name) });
-    d.repo.put(def);
-    if (name !== k.shared) d.settings.setAppNetworks([...k.app, name]);
-    d.events.emit({ type: 'network.created', actor, source: 'networks', target: name, status: 'ok', detail: { subnet: def.subnet ?? '', driver: def.driver } });
-    const [after, containers] = await Promise.all([d.engine.listNetworks(), d.engine.listContainers()]);
-    return {
-      network: present(
-        name,
-        name === k.shared ? 'shared' : 'app',
-        after.find((n) => n.name === name),
-        def,
-        containers,
-      ),
-      warnings: r.warnings,
-    };
-  }
-
-  async function remove(actor: Actor, name: string): Promise<void> {
-    requireRole(actor, 'admin', 'deleting a network');
-    const k = kadeNames();
-    const nets = await d.engine.listNetworks();
-    const net = nets.find((n) => n.name === name);
-    if (!isKade(name) && !net) throw notFound('network', name);
-    const containers = (await d.engine.listContainers()).filter((c) => c.networks && Object.hasOwn(c.networks, name));
-    const stacks = [...new Set([...d.stacksOn(name), ...containers.map((c) => (c.project ? (d.stackOfProject(c.project) ?? c.name) : c.name))])].sort();
-    if (stacks.length > 0) {
-      throw new AppError('network_in_use', `network '${name}' is in use by ${stacks.join(', ')}: take them off it first`, {
-        params: { name, stacks: stacks.join(', ') },
-      });
-    }
-    if (net) await d.engine.removeNetwork(name);
-    d.repo.remove(name);
-    d.pool.release(poolOwner(name));
-    if (name !== k.shared && k.app.includes(name)) d.settings.setAppNetworks(k.app.filter((n) => n !== name));
-    d.events.emit({ type: 'network.deleted', actor, source: 'networks', target: name, status: 'ok' });
-  }
-
-  /**
-   * Makes sure the engine has a network of Kade's before an app joins it: from its stored plan, or (a name
-   * only given in the settings) as a bridge with a block of Kade's own pool, stored so it stays the same.
-   */
-  async function ensure(name: string): Promise<void> {
-    if (!isKade(name)) throw notFound('network', name);
-    const nets = await d.engine.listNetworks();
-    if (nets.some((n) => n.name === name)) return;
-    let def = d.repo.get(name);
-    if (!def || (!def.subnet && def.driver === 'bridge')) {
-      const { net } = await d.pool.allocate(poolOwner(name), ['net']);
-      def = { name, driver: 'bridge', subnet: net ?? null, gateway: null, range: null, iface: null, created_at: d.clock().toISOString() };
-    }
-    await d.engine.createNetwork({
-      name,
-      driver: def.driver,
-      subnet: def.subnet,
-      gateway: def.gateway,
-      range: def.range,
-      parent: def.iface,
-      labels: labels(name),
-    });
-    d.repo.put(def);
-  }
-
-  /** The subnet of a network of Kade's as the engine has it (or as planned); null when it has none yet. */
-  async function subnetOf(name: string): Promise<{ subnet: string | null; range: string | null; gateway: string | null }> {
-    const net = (await d.engine.listNetworks()).find((n) => n.name === name);
-    const def = d.repo.get(name);
-    const s = net?.subnets[0];
-    return { subnet: s?.subnet ?? def?.subnet ?? null, range: s?.range ?? def?.range ?? null, gateway: s?.gateway ?? def?.gateway ?? null };
-  }
-
-  /** GET /api/networks/<n>/ip-check: subnet, range, gateway, the engine's allocations and the host's neighbours. */
-  async function ipCheck(actor: Actor, name: string, ip: string): Promise<IpCheckT> {
-    requireRole(actor, 'operator', 'checking an address');
-    const nets = await d.engine.listNetworks();
-    const net = nets.find((n) => n.name === name);
-    if (!net && !isKade(name)) throw notFound('network', name);
-    const plan = await subnetOf(name);
-    const wanted = ip.trim();
-    const n = parseIPv4(wanted);
-    const early = (p: NetworkProblemT): IpCheckT => ({ ip: wanted, free: false, reasons: [p], proposal: null, host_inspected: false });
-    if (n === null) return early(problem('invalid_ip', `'${wanted}' is not an IPv4 address such as 192.168.1.20`, { ip: wanted }));
-    if (!plan.subnet) return early(problem('no_subnet', `network '${name}' has no subnet yet, so no address can be chosen on it`, { network: name }));
-    const [containers, tables] = await Promise.all([d.engine.listContainers(), hostTables()]);
-    const used = new Map<number, string>();
-    for (const c of containers) {
-      const at = c.networks?.[name];
-      const v = at ? parseIPv4(at) : null;
-      if (v !== null) used.set(v, c.name);
-    }
-    const neighbours: Neighbour[] = tables.ok ? parseArp(tables.tables.arp) : [];
-    const arp = new Map<number, Neighbour>();
-    for (const nb of neighbours) {
-      const v = parseIPv4(nb.ip);
-      if (v !== null && contains(plan.subnet, nb.ip)) arp.set(v, nb);
-    }
-    const reasons = addressProblems(wanted, n, plan);
-    const holder = used.get(n);
-    if (holder) reasons.push(problem('in_use_engine', `${wanted} is taken by container ${holder}`, { ip: wanted, container: holder }));
-    const nb = arp.get(n);
-    if (!holder && nb)
-      reasons.push(
-        problem('in_use_host_arp', `${wanted} answers on the host's network (device ${nb.mac} on ${nb.iface}), probably a device that got it by DHCP`, {
-          ip: wanted,
-          mac: nb.mac,
-          iface: nb.iface,
-        }),
-      );
-    const taken = new Set<number>([...used.keys(), ...arp.keys()]);
-    const proposal = reasons.length === 0 ? null : proposeFree({ subnet: plan.subnet, range: plan.range, gateway: plan.gateway, taken, near: n }).ip;
-    return {
-      ip: wanted,
-      free: reasons.length === 0,
-      reasons,
-      proposal,
-      host_inspected: tables.ok,
-      ...(tables.ok
-        ? {}
-        : { note: `The host's neighbour (ARP) table could not be read (${tables.message}): a device on the LAN may still hold this address.` }),
-    };
-  }
-
   return {
-    list,
-    review,
+    list: (actor: Actor) => list(d, actor),
+    review: (input: ReviewInput, except?: string) => review(d, input, except),
     range: (from: string, to: string) => rangeOrRefuse(from, to),
-    create,
-    remove,
-    ensure,
-    subnetOf,
-    ipCheck,
-    isKade,
+    create: (actor: Actor, input: NetworkCreateT) => create(d, actor, input),
+    remove: (actor: Actor, name: string) => remove(d, actor, name),
+    ensure: (name: string) => ensure(d, name),
+    subnetOf: (name: string) => subnetOf(d, name),
+    ipCheck: (actor: Actor, name: string, ip: string) => ipCheck(d, actor, name, ip),
+    isKade: (name: string) => isKade(d, name),
     /** Subnets of every engine network (for Kade's own pool). */
     engineSubnets: async () => (await d.engine.listNetworks()).flatMap((n) => n.subnets.map((s) => s.subnet)),
-    hostSubnets: async () => (await hostSubnets()).map((h) => h.subnet),
+    hostSubnets: async () => (await hostSubnets(d)).map((h) => h.subnet),
   };
+}
 
-  function labels(name: string): Record<string, string> {
-    return { [NETWORK_LABEL]: name, ...d.labels };
+const kadeNames = (d: NetworksDeps): { shared: string; app: readonly string[] } => d.settings.sharedNetworks();
+
+function isKade(d: NetworksDeps, name: string): boolean {
+  const k = kadeNames(d);
+  return k.shared === name || k.app.includes(name);
+}
+
+const kindOf = (d: NetworksDeps, name: string): NetworkViewT['kind'] => (name === kadeNames(d).shared ? 'shared' : 'app');
+
+async function hostTables(d: NetworksDeps) {
+  const r = await d.probe.netTables();
+  return r.ok ? { ok: true as const, tables: r.tables } : { ok: false as const, message: r.message };
+}
+
+/** The host's own networks (routes with a prefix), for overlap checks and the pool. */
+async function hostSubnets(d: NetworksDeps): Promise<{ name: string; subnet: string }[]> {
+  const t = await hostTables(d);
+  if (!t.ok) return [];
+  return parseRoutes(t.tables.route)
+    .filter((r) => r.prefix > 0 && !/^(docker\d*|br-|veth)/.test(r.iface))
+    .map((r) => ({ name: r.iface, subnet: `${formatIPv4(r.dest)}/${r.prefix}` }));
+}
+
+function present(
+  d: NetworksDeps,
+  name: string,
+  kind: NetworkViewT['kind'],
+  net: NetworkSummary | undefined,
+  def: NetworkDef | null,
+  containers: ContainerSummary[],
+): NetworkViewT {
+  const ipam = net?.subnets[0];
+  return {
+    name,
+    kind,
+    driver: net?.driver ?? def?.driver ?? 'bridge',
+    exists: net !== undefined,
+    subnet: ipam?.subnet ?? def?.subnet ?? null,
+    gateway: ipam?.gateway ?? def?.gateway ?? null,
+    range: ipam?.range ?? def?.range ?? null,
+    interface: net?.parent ?? def?.iface ?? null,
+    members: containers
+      .filter((c) => c.networks && Object.hasOwn(c.networks, name))
+      .map((c) => ({
+        stack: c.project ? d.stackOfProject(c.project) : null,
+        container: c.name,
+        service: c.service,
+        ip: c.networks?.[name] ?? null,
+      })),
+  };
+}
+
+async function list(d: NetworksDeps, actor: Actor): Promise<NetworkListT> {
+  requireRole(actor, 'viewer', 'the networks');
+  const [nets, containers, tables] = await Promise.all([d.engine.listNetworks(), d.engine.listContainers(), hostTables(d)]);
+  const byName = new Map(nets.map((n) => [n.name, n]));
+  const k = kadeNames(d);
+  const mine = [k.shared, ...k.app.filter((n) => n !== k.shared)];
+  const out: NetworkViewT[] = mine.map((n) => present(d, n, n === k.shared ? 'shared' : 'app', byName.get(n), d.repo.get(n), containers));
+  for (const n of nets) {
+    if (mine.includes(n.name) || ENGINE_OWN.has(n.name) || n.labels['com.docker.compose.network'] !== undefined) continue;
+    out.push(present(d, n.name, 'engine', n, null, containers));
   }
+  const defs = out.filter((v) => v.kind !== 'engine').map((v) => ({ subnet: v.subnet, interface: v.interface }));
+  const host: HostNetworkT | null = tables.ok ? detectHostNetwork(tables.tables, defs) : null;
+  return { networks: out, host, host_error: tables.ok ? null : tables.message };
+}
+
+/** The review of what the user typed, against the host's networks and the engine's. */
+async function review(d: NetworksDeps, input: ReviewInput, except?: string): Promise<NetworkReviewT> {
+  const [nets, host] = await Promise.all([d.engine.listNetworks(), hostSubnets(d)]);
+  const engineNetworks = nets.filter((n) => n.name !== except).flatMap((n) => n.subnets.map((s) => ({ name: n.name, subnet: s.subnet })));
+  return reviewNetwork(clean(input), { hostNetworks: host, engineNetworks });
+}
+
+type Created = { network: NetworkViewT; warnings: NetworkProblemT[] };
+
+async function create(d: NetworksDeps, actor: Actor, input: NetworkCreateT): Promise<Created> {
+  requireRole(actor, 'admin', 'creating a network');
+  const { name } = input;
+  if (ENGINE_OWN.has(name)) throw new AppError('name_taken', `'${name}' is a network of the engine itself`, { params: { name }, fields: ['name'] });
+  const existing = (await d.engine.listNetworks()).find((n) => n.name === name);
+  if ('take_over' in input) return takeOver(d, actor, name, existing);
+  if (existing || kadeNames(d).app.includes(name)) {
+    throw new AppError('name_taken', `a network named '${name}' exists already`, { params: { name }, fields: ['name'] });
+  }
+  return createNew(d, actor, input);
+}
+
+/** An engine network that becomes one of Kade's, as it is. */
+async function takeOver(d: NetworksDeps, actor: Actor, name: string, existing: NetworkSummary | undefined): Promise<Created> {
+  if (!existing) throw notFound('network', name);
+  if (isKade(d, name)) throw new AppError('name_taken', `network '${name}' is Kade's already`, { params: { name }, fields: ['name'] });
+  const s = existing.subnets[0];
+  d.repo.put({
+    name,
+    driver: existing.driver === 'macvlan' ? 'macvlan' : 'bridge',
+    subnet: s?.subnet ?? null,
+    gateway: s?.gateway ?? null,
+    range: s?.range ?? null,
+    iface: existing.parent,
+    created_at: d.clock().toISOString(),
+  });
+  addAppNetwork(d, name);
+  d.events.emit({ type: 'network.taken_over', actor, source: 'networks', target: name, status: 'ok' });
+  const containers = await d.engine.listContainers();
+  return { network: present(d, name, kindOf(d, name), existing, d.repo.get(name), containers), warnings: [] };
+}
+
+/** A new network from the plan the user typed, refused when the review finds an error. */
+async function createNew(d: NetworksDeps, actor: Actor, input: Exclude<NetworkCreateT, { take_over: true }>): Promise<Created> {
+  const { name } = input;
+  const r = await review(d, input);
+  const first = r.errors[0];
+  if (first) {
+    throw new AppError('network_invalid', r.errors.map((e) => e.message).join(' '), {
+      params: { name, code: first.code, ...first.params },
+      fields: [fieldOf(first.code)],
+    });
+  }
+  const iface = input.interface?.trim() || null;
+  const def: NetworkDef = {
+    name,
+    driver: iface ? 'macvlan' : 'bridge',
+    subnet: r.normalised.subnet,
+    gateway: input.gateway?.trim() || null,
+    range: r.normalised.range,
+    iface,
+    created_at: d.clock().toISOString(),
+  };
+  await createFromDef(d, def);
+  addAppNetwork(d, name);
+  d.events.emit({ type: 'network.created', actor, source: 'networks', target: name, status: 'ok', detail: { subnet: def.subnet ?? '', driver: def.driver } });
+  const [after, containers] = await Promise.all([d.engine.listNetworks(), d.engine.listContainers()]);
+  const network = present(
+    d,
+    name,
+    kindOf(d, name),
+    after.find((n) => n.name === name),
+    def,
+    containers,
+  );
+  return { network, warnings: r.warnings };
+}
+
+/** The engine's network from a plan, stored. */
+async function createFromDef(d: NetworksDeps, def: NetworkDef): Promise<void> {
+  const { name } = def;
+  await d.engine.createNetwork({
+    name,
+    driver: def.driver,
+    subnet: def.subnet,
+    gateway: def.gateway,
+    range: def.range,
+    parent: def.iface,
+    labels: labels(d, name),
+  });
+  d.repo.put(def);
+}
+
+function addAppNetwork(d: NetworksDeps, name: string): void {
+  const k = kadeNames(d);
+  if (name !== k.shared) d.settings.setAppNetworks([...k.app, name]);
+}
+
+async function remove(d: NetworksDeps, actor: Actor, name: string): Promise<void> {
+  requireRole(actor, 'admin', 'deleting a network');
+  const k = kadeNames(d);
+  const nets = await d.engine.listNetworks();
+  const net = nets.find((n) => n.name === name);
+  if (!isKade(d, name) && !net) throw notFound('network', name);
+  const containers = (await d.engine.listContainers()).filter((c) => c.networks && Object.hasOwn(c.networks, name));
+  const stacks = [...new Set([...d.stacksOn(name), ...containers.map((c) => (c.project ? (d.stackOfProject(c.project) ?? c.name) : c.name))])].sort();
+  if (stacks.length > 0) {
+    throw new AppError('network_in_use', `network '${name}' is in use by ${stacks.join(', ')}: take them off it first`, {
+      params: { name, stacks: stacks.join(', ') },
+    });
+  }
+  if (net) await d.engine.removeNetwork(name);
+  d.repo.remove(name);
+  d.pool.release(poolOwner(name));
+  if (name !== k.shared && k.app.includes(name)) d.settings.setAppNetworks(k.app.filter((n) => n !== name));
+  d.events.emit({ type: 'network.deleted', actor, source: 'networks', target: name, status: 'ok' });
+}
+
+/**
+ * Makes sure the engine has a network of Kade's before an app joins it: from its stored plan, or (a name
+ * only given in the settings) as a bridge with a block of Kade's own pool, stored so it stays the same.
+ */
+async function ensure(d: NetworksDeps, name: string): Promise<void> {
+  if (!isKade(d, name)) throw notFound('network', name);
+  const nets = await d.engine.listNetworks();
+  if (nets.some((n) => n.name === name)) return;
+  let def = d.repo.get(name);
+  if (!def || (!def.subnet && def.driver === 'bridge')) {
+    const { net } = await d.pool.allocate(poolOwner(name), ['net']);
+    def = { name, driver: 'bridge', subnet: net ?? null, gateway: null, range: null, iface: null, created_at: d.clock().toISOString() };
+  }
+  await createFromDef(d, def);
+}
+
+type Plan = { subnet: string | null; range: string | null; gateway: string | null };
+
+/** The subnet of a network of Kade's as the engine has it (or as planned); null when it has none yet. */
+async function subnetOf(d: NetworksDeps, name: string): Promise<Plan> {
+  const net = (await d.engine.listNetworks()).find((n) => n.name === name);
+  const def = d.repo.get(name);
+  const s = net?.subnets[0];
+  return { subnet: s?.subnet ?? def?.subnet ?? null, range: s?.range ?? def?.range ?? null, gateway: s?.gateway ?? def?.gateway ?? null };
+}
+
+/** GET /api/networks/<n>/ip-check: subnet, range, gateway, the engine's allocations and the host's neighbours. */
+async function ipCheck(d: NetworksDeps, actor: Actor, name: string, ip: string): Promise<IpCheckT> {
+  requireRole(actor, 'operator', 'checking an address');
+  const nets = await d.engine.listNetworks();
+  const net = nets.find((n) => n.name === name);
+  if (!net && !isKade(d, name)) throw notFound('network', name);
+  const plan = await subnetOf(d, name);
+  const wanted = ip.trim();
+  const n = parseIPv4(wanted);
+  const early = (p: NetworkProblemT): IpCheckT => ({ ip: wanted, free: false, reasons: [p], proposal: null, host_inspected: false });
+  if (n === null) return early(problem('invalid_ip', `'${wanted}' is not an IPv4 address such as 192.168.1.20`, { ip: wanted }));
+  if (!plan.subnet) return early(problem('no_subnet', `network '${name}' has no subnet yet, so no address can be chosen on it`, { network: name }));
+  const [containers, tables] = await Promise.all([d.engine.listContainers(), hostTables(d)]);
+  const used = engineAddresses(containers, name);
+  const arp = neighboursIn(tables.ok ? parseArp(tables.tables.arp) : [], plan.subnet);
+  const reasons = [...addressProblems(wanted, n, plan), ...takenProblems(wanted, used.get(n), arp.get(n))];
+  const taken = new Set<number>([...used.keys(), ...arp.keys()]);
+  const proposal = reasons.length === 0 ? null : proposeFree({ subnet: plan.subnet, range: plan.range, gateway: plan.gateway, taken, near: n }).ip;
+  return {
+    ip: wanted,
+    free: reasons.length === 0,
+    reasons,
+    proposal,
+    host_inspected: tables.ok,
+    ...(tables.ok ? {} : { note: `The host's neighbour (ARP) table could not be read (${tables.message}): a device on the LAN may still hold this address.` }),
+  };
+}
+
+/** The addresses the engine gave containers on a network, each with its container's name. */
+function engineAddresses(containers: ContainerSummary[], network: string): Map<number, string> {
+  const used = new Map<number, string>();
+  for (const c of containers) {
+    const at = c.networks?.[network];
+    const v = at ? parseIPv4(at) : null;
+    if (v !== null) used.set(v, c.name);
+  }
+  return used;
+}
+
+/** The host's neighbours inside a subnet, by address. */
+function neighboursIn(neighbours: Neighbour[], subnet: string): Map<number, Neighbour> {
+  const arp = new Map<number, Neighbour>();
+  for (const nb of neighbours) {
+    const v = parseIPv4(nb.ip);
+    if (v !== null && contains(subnet, nb.ip)) arp.set(v, nb);
+  }
+  return arp;
+}
+
+/** Who holds an address already: a container, else a device the host's neighbour table knows. */
+function takenProblems(wanted: string, holder: string | undefined, nb: Neighbour | undefined): NetworkProblemT[] {
+  if (holder) return [problem('in_use_engine', `${wanted} is taken by container ${holder}`, { ip: wanted, container: holder })];
+  if (!nb) return [];
+  return [
+    problem('in_use_host_arp', `${wanted} answers on the host's network (device ${nb.mac} on ${nb.iface}), probably a device that got it by DHCP`, {
+      ip: wanted,
+      mac: nb.mac,
+      iface: nb.iface,
+    }),
+  ];
+}
+
+function labels(d: NetworksDeps, name: string): Record<string, string> {
+  return { [NETWORK_LABEL]: name, ...d.labels };
 }
 
 /** The pool reservation of a shared network Kade created from its own pool. */
 const poolOwner = (network: string) => `network:${network}`;
 
 /** Where an address lies against the plan: outside, reserved or the gateway. */
-export function addressProblems(ip: string, n: number, plan: { subnet: string | null; range: string | null; gateway: string | null }): NetworkProblemT[] {
+export function addressProblems(ip: string, n: number, plan: Plan): NetworkProblemT[] {
   const out: NetworkProblemT[] = [];
   if (!plan.subnet) return out;
   const sub = parseCidr(plan.subnet);
@@ -337,7 +374,7 @@ function rangeOrRefuse(from: string, to: string) {
   return r;
 }
 
-const clean = (i: { subnet?: string | undefined; gateway?: string | undefined; range?: string | undefined; interface?: string | undefined }) => ({
+const clean = (i: ReviewInput) => ({
   ...(i.subnet?.trim() ? { subnet: i.subnet.trim() } : {}),
   ...(i.gateway?.trim() ? { gateway: i.gateway.trim() } : {}),
   ...(i.range?.trim() ? { range: i.range.trim() } : {}),
