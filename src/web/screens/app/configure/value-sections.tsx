@@ -2,6 +2,7 @@ import { useId } from 'preact/hooks';
 import type { FieldValue, TemplateFieldT, TemplateFileT, TemplateGroupT } from '../../../../shared/template.ts';
 import type { Instance } from '../../../forms/connect-field.tsx';
 import { buildSteps, type FormValues, groupEnabled, textIn, toggleId } from '../../../forms/install-model.ts';
+import { Switch } from '../../../forms/switch.tsx';
 import { TemplateField } from '../../../forms/template-field.tsx';
 import { getLang, t } from '../../../i18n.ts';
 import { KeptSecret } from './kept-secret.tsx';
@@ -58,20 +59,7 @@ function GroupSection(p: ValuesProps & { group: TemplateGroupT; fields: Template
     <section class="configure-section" aria-labelledby={`${id}-h`}>
       <div class="configure-section-head">
         <h3 id={`${id}-h`}>{title}</h3>
-        {p.group.toggle && (
-          <label class="switch" for={`${id}-toggle`}>
-            <input
-              id={`${id}-toggle`}
-              type="checkbox"
-              role="switch"
-              checked={on}
-              aria-checked={on}
-              onChange={(e) => p.onChange(toggleId(p.group.id), e.currentTarget.checked)}
-            />
-            <span class="switch-track" aria-hidden="true" />
-            <span class="switch-label">{t('install.group_on', { group: title })}</span>
-          </label>
-        )}
+        {p.group.toggle && <Switch checked={on} onChange={(v) => p.onChange(toggleId(p.group.id), v)} label={t('install.group_on', { group: title })} />}
       </div>
       {on ? <FieldList {...p} /> : <p class="muted install-off">{t('install.group_off')}</p>}
     </section>
