@@ -149,6 +149,10 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
   let stacksRef: StacksService | null = null;
   let backupsRef: BackupsModule | null = null;
+  const backupsNow = (): BackupsModule => {
+    if (!backupsRef) throw new Error('the backups are not built yet');
+    return backupsRef;
+  };
   const subnets = createSubnetPool({
     pool: config.appSubnetPool,
     blockPrefix: 26,
@@ -197,6 +201,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     networks,
     subnets,
     backupFirst: (stack, reason, ctx, actor) => backupsRef?.backupFirst(stack, reason, ctx, actor) ?? Promise.resolve(),
+    // A reconfigure's backup first, and its dumps loaded back when the change fails after it touched a database.
+    backupForChange: {
+      make: (stack, reason, ctx, actor) => backupsNow().beforeChange(stack, reason, ctx, actor),
+      loadDumps: (id, ctx) => backupsNow().loadDumps(id, ctx),
+    },
   });
   stacksRef = stacks;
   const backups = createBackupsModule({

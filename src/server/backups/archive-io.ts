@@ -1,5 +1,5 @@
 /** The archive format behind the backup service's ArchiveIO (gzip or zstd as BACKUP_COMPRESSION says, the default limits). */
-import { extractArchive, verifyArchive, writeArchive } from './archive.ts';
+import { DEFAULT_LIMITS, extractArchive, verifyArchive, writeArchive } from './archive.ts';
 import type { ArchiveIO } from './backups.service.ts';
 
 export const archiveIO: ArchiveIO = {
@@ -12,7 +12,7 @@ export const archiveIO: ArchiveIO = {
       onSkip: o.onSkip,
     }),
   verify: (path) => verifyArchive(path),
-  extract: async (path, target) => {
-    await extractArchive(path, target);
+  extract: async (path, target, only) => {
+    await extractArchive(path, target, DEFAULT_LIMITS, only);
   },
 };

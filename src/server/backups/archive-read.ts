@@ -12,6 +12,7 @@ import { AppError } from '../core/errors.ts';
 import {
   type ArchiveLimits,
   type ArchiveProblem,
+  type Branch,
   DEFAULT_LIMITS,
   headerProblem,
   MANIFEST_NAME,
@@ -188,22 +189,33 @@ async function finish(items: Pending[]): Promise<boolean> {
 
 const count = (): BranchCount => ({ files: 0, folders: 0, links: 0, bytes: 0 });
 
+/** Refused when the entries of `only` would not fit in `free` bytes (the rest of the archive is not written). */
+function checkFits(manifest: Manifest, only: readonly Branch[], free: number): void {
+  const bytes = manifest.entries.filter((e) => only.includes(e.path.split('/')[0] as Branch)).reduce((n, e) => n + e.size, 0);
+  if (bytes > free)
+    throw new AppError('disk_full', `not enough disk space to extract ${only.join(', ')} of the backup: ${bytes} bytes needed, ${free} free`, {
+      params: { needed: bytes, free },
+    });
+}
+
 /**
  * Validates the whole archive first (inspectArchive) and refuses it with `archive_refused` naming the first
  * entry and reason, with nothing written; only then extracts into `targetDir` (created 0700; it must not
  * exist or be empty). `maxBytes` is lowered to the free space of the target's file system, so a restore
  * never fills the disk. Links are made last, so no write ever goes through one. On a failure while
- * writing, what was written is removed again.
+ * writing, what was written is removed again. With `only`, just those branches are written (the whole
+ * archive is still checked), and only their size must fit.
  */
-export async function extractArchive(path: string, targetDir: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<Extracted> {
+export async function extractArchive(path: string, targetDir: string, limits: ArchiveLimits = DEFAULT_LIMITS, only?: readonly Branch[]): Promise<Extracted> {
   const target = resolve(targetDir);
   const existed = checkTarget(target);
   const space = freeFor(target);
-  if (space.free < limits.maxBytes) limits = { ...limits, maxBytes: space.free };
+  if (!only && space.free < limits.maxBytes) limits = { ...limits, maxBytes: space.free };
   const check = await inspectArchive(path, limits);
   const first = check.problems[0];
   if (first || !check.manifest) throw refused(first ?? { entry: MANIFEST_NAME, reason: 'no usable manifest' }, Math.max(1, check.problemCount));
   const manifest = check.manifest;
+  if (only) checkFits(manifest, only, space.free);
   const known = new Map(manifest.entries.map((e) => [e.path, e]));
   if (!existed) mkdirSync(target, { recursive: true, mode: 0o700 });
   const result: Extracted = { target, manifest, stack: count(), appdata: null, dumps: [], ownersKept: true };
@@ -217,6 +229,7 @@ export async function extractArchive(path: string, targetDir: string, limits: Ar
       if (name === MANIFEST_NAME) return;
       if (headerProblem(header) || !m || m.type !== header.type || m.size !== header.size || (m.target ?? null) !== (header.linkname || null)) throw changed();
       const [branch] = name.split('/');
+      if (only && !only.includes(branch as Branch)) return;
       if (branch === 'appdata' && !result.appdata) result.appdata = count();
       const tally = branch === 'stack' ? result.stack : branch === 'appdata' ? result.appdata : null;
       const item: Pending = { abs, type: m.type, mode: m.mode, uid: m.uid, gid: m.gid, mtime: header.mtime };

@@ -387,6 +387,23 @@ test('extraction needs a new or empty folder and leaves a non-empty one as it wa
   assert.equal(lstatSync(join(empty, 'stack', 'current.ini')).isSymbolicLink(), true);
 });
 
+test('a change put back loads only the dumps: the whole archive is checked, only dumps/ is written', async () => {
+  const { stack, data } = sources();
+  const dest = join(fresh('out'), 'd.tar.gz');
+  await writeArchive({ dest, branches: { stack, appdata: data, dumps: [{ name: 'db.sql', stream: () => Readable.from(['SELECT 1;\n']) }] }, meta: {} });
+  const target = join(fresh('load'), 'dumps-only');
+  const x = await extractArchive(dest, target, undefined, ['dumps']);
+  assert.deepEqual(x.dumps, ['db.sql']);
+  assert.deepEqual(readdirSync(target), ['dumps']);
+  assert.equal(readFileSync(join(target, 'dumps', 'db.sql'), 'utf8'), 'SELECT 1;\n');
+  // A damaged entry outside dumps/ still refuses the archive, with nothing written.
+  const bad = join(fresh('out'), 'bad.tar.gz');
+  await rewrite(dest, bad, (name, body) => (name === 'appdata/db/pg.bin' ? Buffer.from([9, 9, 9, 9, 9]) : body));
+  const none = join(fresh('load'), 'refused');
+  await assert.rejects(extractArchive(bad, none, undefined, ['dumps']), (e) => isAppError(e) && e.code === 'archive_refused');
+  assert.equal(existsSync(none), false);
+});
+
 const hasZstd = spawnSync('zstd', ['--version']).status === 0;
 test('zstd archives round trip like gzip ones', { skip: hasZstd ? false : 'the zstd program is not installed (Debian package zstd)' }, async () => {
   const { stack, data } = sources();

@@ -20,6 +20,8 @@ import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { StackStore } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
+import type { Branch } from './archive-format.ts';
+import { createChangeBackup } from './change-backup.ts';
 import { createRestore } from './restore.ts';
 
 /** What the backups need of the apps (stacks/). */
@@ -68,8 +70,11 @@ export interface ArchiveIO {
     onSkip: (path: string, reason: string) => void;
   }): Promise<{ skipped: { path: string; reason: string }[] }>;
   verify(path: string): Promise<{ ok: boolean; problems: string[] }>;
-  /** Validates every entry first (refusing hostile ones with nothing written), then extracts into a new folder. */
-  extract(path: string, target: string): Promise<void>;
+  /**
+   * Validates every entry first (refusing hostile ones with nothing written), then extracts into a new folder: every
+   * branch, or those of `only` (a change's failure loads just the dumps).
+   */
+  extract(path: string, target: string, only?: readonly Branch[]): Promise<void>;
 }
 
 export interface BackupSettings {
@@ -426,8 +431,24 @@ export function createBackupsService(d: BackupsDeps) {
   }
 
   const { restore, restoreResolver } = createRestore(d, { get, archiveOf: (id) => filesOf(id).archive, annotate });
+  const { beforeChange, loadDumps } = createChangeBackup(d, { run, get, archiveOf: (id) => filesOf(id).archive });
 
-  return { list, get, disk, create, backupFirst, verify, download, remove, restore, prune, run, resolvers: { 'backup.restore': restoreResolver } };
+  return {
+    list,
+    get,
+    disk,
+    create,
+    backupFirst,
+    beforeChange,
+    loadDumps,
+    verify,
+    download,
+    remove,
+    restore,
+    prune,
+    run,
+    resolvers: { 'backup.restore': restoreResolver },
+  };
 }
 
 export type BackupsService = ReturnType<typeof createBackupsService>;

@@ -10,22 +10,29 @@ import { AppError, errorMessage, isAppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
 import { failpoint } from '../../core/failpoint.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
+import type { JobContext } from '../../jobs/jobs.service.ts';
 import type { HostSource } from '../../templates/compose-sources.ts';
 import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues, toggleId } from '../../templates/values.ts';
 import { stringifyCompose } from '../../templates/yaml-out.ts';
-import { appDataValues } from '../store/app-data.ts';
 import { enforceCompose, pathFieldOf } from '../policy/bind-policy.ts';
-import { applyChoices, checkChoices, serviceJoins } from './choices.ts';
 import { enforceComposePolicy } from '../policy/compose-policy.ts';
-import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
+import { appDataValues } from '../store/app-data.ts';
 import { type EnvDialect, mergeEnv, parseEnv } from '../store/env-file.ts';
-import { secretValues, templateMeta } from './install.ts';
-import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from '../store/stack-dir.ts';
 import type { StackMetaT } from '../store/stack-files.ts';
+import { applyChoices, checkChoices, serviceJoins } from './choices.ts';
+import { applyDatabasePasswordChanges, changeDatabasePassword, changedDatabasePasswords, type DbPasswordChange } from './db-password.ts';
+import { secretValues, templateMeta } from './install.ts';
+import type { BackupForChange, StackContext } from './stack-context.ts';
 
 type Doc = Record<string, unknown>;
+
+/** The backup a reconfigure made first (stack-context.ts, BackupForChange). */
+type ChangeBackup = Awaited<ReturnType<BackupForChange['make']>>;
+
+/** What the audit entry of a reconfigure names: the snapshot and the backup taken before it. */
+const detailOf = (snapshot: SnapshotT | undefined, backup: ChangeBackup | null) => ({ snapshot: snapshot?.id ?? '', backup: backup?.id ?? '' });
 
 /** Stored values back in the types they were entered in (`value_types`), so the form shows them as typed. */
 function typedValues(meta: StackMetaT): Record<string, FieldValue> {
@@ -207,8 +214,48 @@ export function createReconfigure(c: StackContext) {
   }
 
   /**
-   * Snapshot first; write the re-rendered files; validate; change database passwords inside the running
-   * databases; restart. Any failure sets changed passwords back and restores the snapshot byte for byte.
+   * A backup first (SPEC flows: reconfigure, "always: backup made"); without one nothing changes: the job fails
+   * before its first write, naming why. Its id is recorded, so a crash after it can load its dumps (recovery.ts).
+   */
+  async function backupFirst(name: string, ctx: JobContext, actor: Actor): Promise<ChangeBackup | null> {
+    if (!c.backups) return null;
+    try {
+      const b = await c.backups.make(name, 'reconfigure', { ...ctx, progress: (v) => ctx.progress(v * 0.2) }, actor);
+      ctx.record({ backup: b.id });
+      return b;
+    } catch (err) {
+      ctx.log(`no backup could be made (${errorMessage(err)}): the reconfigure stops before it changes anything`);
+      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: '', backup: '' } });
+      throw new AppError(
+        isAppError(err) ? err.code : 'internal',
+        `no backup could be made before the reconfigure, so nothing was changed: ${errorMessage(err)}`,
+        {
+          params: isAppError(err) ? err.params : {},
+          cause: err,
+        },
+      );
+    }
+  }
+
+  /**
+   * The databases as the backup holds them, after a failure that came once they may have changed (a password changed
+   * inside them, `up -d` of a new version that may migrate): their dumps loaded into the running databases; the
+   * app's data folder is left as it is. A failure here is logged: the backup still holds them.
+   */
+  async function putDatabasesBack(backup: ChangeBackup, ctx: JobContext): Promise<void> {
+    if (!c.backups || backup.databases.length === 0) return;
+    ctx.log(`the change may have touched the databases: loading their dumps from backup ${backup.id} (the data folder stays as it is)`);
+    try {
+      await c.backups.loadDumps(backup.id, ctx);
+    } catch (err) {
+      ctx.log(`putting the databases back from backup ${backup.id} failed: ${errorMessage(err)}; that backup holds them as they were: restore it from Backups`);
+    }
+  }
+
+  /**
+   * Backup first; snapshot; write the re-rendered files; validate; change database passwords inside the running
+   * databases; restart. Any failure sets changed passwords back, restores the snapshot byte for byte, and once a
+   * database may have changed, loads the backup's dumps into it.
    */
   function reconfigure(actor: Actor, name: string, req: ReconfigureRequestT): JobT {
     requireRole(actor, 'operator', 'reconfigure');
@@ -216,10 +263,12 @@ export function createReconfigure(c: StackContext) {
     enforceComposePolicy(actor, p.composeText, { env: p.newEnv, allow: c.allowPrivileged() });
     return c.jobs.start({ kind: 'stack.reconfigure', stack: name, actor }, async (ctx) => {
       for (const s of p.secrets) ctx.mask(s);
+      const backup = await backupFirst(name, ctx, actor);
       const dialect = await c.compose.variant();
       const taken: { snapshot?: SnapshotT } = {};
       let changed: { containers: Record<string, string>; changes: DbPasswordChange[] } | null = null;
       let restarted = false;
+      let touched = false;
       try {
         // All three or none: a full disk fails while writing the temp files, before any file is replaced.
         c.store.write(
@@ -240,22 +289,25 @@ export function createReconfigure(c: StackContext) {
           },
         );
         ctx.log('wrote the re-rendered compose file, .env and metadata');
-        ctx.progress(0.2);
+        ctx.progress(0.25);
         await c.compose.validate(p.project, { actor });
         ctx.log('compose file is valid');
         ctx.progress(0.3);
         const changes = changedDatabasePasswords(p.oldDoc, p.newDoc, p.oldEnv, p.newEnv);
         if (changes.length > 0) {
           ctx.record({ phase: 'passwords' });
+          touched = true;
           const containers = await runningContainers(p.project.name);
           await applyDatabasePasswordChanges(c.engine, containers, changes);
           changed = { containers, changes };
           for (const ch of changes) ctx.log(`changed the password of '${ch.user}' inside the running '${ch.secret.service}' database`);
         }
         ctx.progress(0.4);
-        if (changes.length > 0) ctx.record({ phase: 'up' });
+        // From here a new version may migrate its database: a crash loads the backup's dumps too (recovery.ts).
+        ctx.record({ phase: 'up' });
         failpoint('reconfigure.up');
         restarted = true;
+        touched = true;
         await c.up(p.project, ctx, actor);
       } catch (err) {
         ctx.log(`reconfigure failed: ${errorMessage(err)}`);
@@ -268,11 +320,12 @@ export function createReconfigure(c: StackContext) {
           await c.compose
             .up(p.project, { onOutput: (t) => ctx.log(t), actor })
             .catch((e: unknown) => ctx.log(`starting the previous configuration failed: ${errorMessage(e)}`));
-        c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: { snapshot: taken.snapshot?.id ?? '' } });
+        if (touched && backup) await putDatabasesBack(backup, ctx);
+        c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'failed', detail: detailOf(taken.snapshot, backup) });
         throw err;
       }
       // The event feeds the audit log; a failing audit write is logged by the bus and never undoes the change.
-      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'ok', detail: { snapshot: taken.snapshot?.id ?? '' } });
+      c.events.emit({ type: 'stack.reconfigured', actor, source: 'stacks', target: name, status: 'ok', detail: detailOf(taken.snapshot, backup) });
     });
   }
 

@@ -3,10 +3,10 @@ import { errorMessage } from '../../core/errors.ts';
 import type { JobDetail } from '../../jobs/job-log.ts';
 import type { JobContext, Resolver } from '../../jobs/jobs.service.ts';
 import { KADE_ITSELF } from '../gate/compose-gate.ts';
-import { changeDatabasePassword, changedDatabasePasswords } from './db-password.ts';
 import { parseEnv } from '../store/env-file.ts';
-import type { StackContext } from './stack-context.ts';
 import type { StackLocation } from '../store/stack-dir.ts';
+import { changeDatabasePassword, changedDatabasePasswords } from './db-password.ts';
+import type { StackContext } from './stack-context.ts';
 
 const parseDoc = (text: string | null): unknown => {
   try {
@@ -25,7 +25,8 @@ const parseDoc = (text: string | null): unknown => {
  * the riskiest steps (database passwords, `up -d`, the wait) unattended, with the rollback as the
  * only answer to their failure anyway. The phase the job recorded says whether database passwords
  * may have changed; those are set back before the old `.env` returns. Then `up -d`, so the running
- * app matches the restored files.
+ * app matches the restored files, and when the databases may have changed, the dumps of the backup the
+ * reconfigure made first are loaded into them.
  */
 export function createRecovery(c: StackContext) {
   const projectOf = (loc: StackLocation) => c.store.plannedProject(loc);
@@ -72,18 +73,36 @@ export function createRecovery(c: StackContext) {
     return { at: snap.created_at };
   }
 
+  /**
+   * A reconfigure cut off once its databases may have changed (a password changed inside them, `up -d` of a new
+   * version that may migrate) gets them back from the backup it made first: its dumps loaded into the running
+   * databases, as the reconfigure's own failure does (reconfigure.ts). Returns what happened, or null for nothing.
+   */
+  async function putDatabasesBack(detail: JobDetail, ctx: JobContext): Promise<string | null> {
+    const id = typeof detail.backup === 'string' && detail.backup !== '' ? detail.backup : null;
+    if (!id || !c.backups || (detail.phase !== 'passwords' && detail.phase !== 'up')) return null;
+    try {
+      const loaded = await c.backups.loadDumps(id, ctx);
+      return loaded.length > 0 ? `the databases of ${loaded.map((s) => `'${s}'`).join(', ')} hold the data of backup ${id} again` : null;
+    } catch (err) {
+      return `putting the databases back from backup ${id} failed (${errorMessage(err)}): restore that backup from Backups`;
+    }
+  }
+
   const reconfigure: Resolver = async (job, detail, ctx) => {
     const loc = job.stack ? c.store.find(job.stack) : null;
     if (!loc) return "the app's folder is gone: nothing to roll back";
     if ((detail.phase === 'passwords' || detail.phase === 'up') && typeof detail.snapshot === 'string') await setBackPasswords(loc, detail.snapshot, ctx);
     const r = restoreRecorded(loc, detail, ctx, 'reconfigure');
-    const said = 'at' in r ? `rolled back to the snapshot of ${r.at}` : r.none;
+    const said = ['at' in r ? `rolled back to the snapshot of ${r.at}` : r.none];
     try {
       await c.up(projectOf(loc), ctx, KADE_ITSELF);
     } catch (err) {
-      return `${said}; starting the app failed: ${errorMessage(err)}`;
+      said.push(`starting the app failed: ${errorMessage(err)}`);
     }
-    return said;
+    const dbs = await putDatabasesBack(detail, ctx);
+    if (dbs) said.push(dbs);
+    return said.join('; ');
   };
 
   const snapshotRestore: Resolver = async (job, detail, ctx) => {

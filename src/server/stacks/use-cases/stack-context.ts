@@ -28,9 +28,9 @@ export interface BackupForChange {
   make(stack: string, reason: string, ctx: JobContext, actor: Actor): Promise<{ id: string; databases: readonly { service: string; kind: string }[] }>;
   /**
    * Loads the dumps of backup `id` into the app's running databases (waiting until each answers), logging each;
-   * the app's data folder stays as it is. Throws on the first database that cannot be loaded.
+   * the app's data folder stays as it is. Resolves to the services loaded; throws on the first that cannot be.
    */
-  loadDumps(id: string, ctx: JobContext): Promise<void>;
+  loadDumps(id: string, ctx: JobContext): Promise<string[]>;
 }
 
 /** What the parts of the stacks module share: built once by createStacksService. */
