@@ -74,180 +74,224 @@ function sameFleet(model: Map<string, ContainerSummary> | null, list: ContainerS
   });
 }
 
-export function createFleet(d: FleetDeps): Fleet {
-  const relistMs = d.relistMs ?? 60_000;
-  const batchMs = d.batchMs ?? 20;
-  const { firstMs, maxMs } = d.backoff ?? { firstMs: 250, maxMs: 5_000 };
-  let model: Map<string, ContainerSummary> | null = null;
-  let snapshot: ContainerSummary[] | null = null;
-  let dirty = false;
-  let stopped = true;
-  let stream: ContainerEventStream | null = null;
-  const pending = new Set<string>();
-  let batchTimer: NodeJS.Timeout | null = null;
-  let relistTimer: NodeJS.Timeout | null = null;
-  let wakeSleep: (() => void) | null = null;
+/** The model and the machinery that keeps it current; one per fleet, passed to the steps below. */
+interface FleetState {
+  d: FleetDeps;
+  relistMs: number;
+  batchMs: number;
+  firstMs: number;
+  maxMs: number;
+  model: Map<string, ContainerSummary> | null;
+  snapshot: ContainerSummary[] | null;
+  dirty: boolean;
+  stopped: boolean;
+  stream: ContainerEventStream | null;
+  pending: Set<string>;
+  batchTimer: NodeJS.Timeout | null;
+  relistTimer: NodeJS.Timeout | null;
+  wakeSleep: (() => void) | null;
   /** Every change of the model runs here, one after the other: a full listing never overwrites a newer batch. */
-  let queue: Promise<unknown> = Promise.resolve();
-  let relisting: Promise<ContainerSummary[]> | null = null;
+  queue: Promise<unknown>;
+  relisting: Promise<ContainerSummary[]> | null;
   /** invalidate() calls so far, and how many there had been when the listing under way was asked. */
-  let invalidations = 0;
-  let relistingFrom = 0;
-  let live: Promise<ContainerSummary[]> | null = null;
+  invalidations: number;
+  relistingFrom: number;
+  live: Promise<ContainerSummary[]> | null;
+  changes: number;
+}
 
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = queue.then(fn, fn);
-    queue = p.catch(() => undefined);
-    return p;
+export function createFleet(d: FleetDeps): Fleet {
+  const { firstMs, maxMs } = d.backoff ?? { firstMs: 250, maxMs: 5_000 };
+  const s: FleetState = {
+    d,
+    relistMs: d.relistMs ?? 60_000,
+    batchMs: d.batchMs ?? 20,
+    firstMs,
+    maxMs,
+    model: null,
+    snapshot: null,
+    dirty: false,
+    stopped: true,
+    stream: null,
+    pending: new Set(),
+    batchTimer: null,
+    relistTimer: null,
+    wakeSleep: null,
+    queue: Promise.resolve(),
+    relisting: null,
+    invalidations: 0,
+    relistingFrom: 0,
+    live: null,
+    changes: 0,
   };
-
-  let changes = 0;
-  const setModel = (m: Map<string, ContainerSummary> | null, changed = true) => {
-    if (changed || m === null || model === null) changes++;
-    model = m;
-    snapshot = null;
-  };
-
-  /**
-   * One full listing replaces the model; shared by callers that ask while it runs, unless Kade changed something
-   * since it was asked: that listing may predate the change, so a new one is queued behind it.
-   */
-  function relist(): Promise<ContainerSummary[]> {
-    if (relisting && relistingFrom === invalidations) return relisting;
-    const from = invalidations;
-    const p = serial(async () => {
-      const list = await d.engine.listContainers({ composeOnly: true });
-      // The minute's safety-net listing mostly finds what the events already told: the version stays, and what
-      // callers computed from the model stays valid (only the engine's "Up 3 minutes" texts are new). After
-      // invalidate() it always moves: Kade's own change may be one of files that callers cached beside it.
-      if (stream) setModel(new Map(list.map((c) => [c.id, c])), dirty || !sameFleet(model, list));
-      // Still dirty when Kade changed something while this listing was on its way.
-      if (invalidations === from) dirty = false;
-      return list;
-    }).finally(() => {
-      if (relisting === p) relisting = null;
-    });
-    relisting = p;
-    relistingFrom = from;
-    return p;
-  }
-
-  /** The containers named by events since the last batch, listed again; those the engine no longer has are gone. */
-  function flush(): void {
-    batchTimer = null;
-    if (pending.size === 0 || !model) return;
-    const ids = [...pending];
-    pending.clear();
-    // Past a few hundred ids a filter is no cheaper than a full listing (and the query string grows long).
-    if (ids.length > 200) {
-      relist().catch(() => undefined);
-      return;
-    }
-    void serial(async () => {
-      if (!model) return;
-      const got = await d.engine.listContainers({ composeOnly: true, ids });
-      if (!model) return;
-      const byId = new Map(got.map((c) => [c.id, c]));
-      for (const id of ids) {
-        const c = byId.get(id);
-        if (c) model.set(id, c);
-        else model.delete(id);
-      }
-      snapshot = null;
-      changes++;
-    }).catch((err: unknown) => {
-      // The stream most likely ends too; until the next full listing, callers ask the engine.
-      d.logger.warn({ err: errorMessage(err) }, 'container model: listing of changed containers failed');
-      dirty = true;
-    });
-  }
-
-  function onEvent(id: string): void {
-    pending.add(id);
-    // Before the first full listing the ids wait; that listing is older than their events, so they are fetched after it.
-    if (model && !batchTimer) batchTimer = setTimeout(flush, batchMs);
-  }
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      wakeSleep = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-
-  async function run(): Promise<void> {
-    let delay = firstMs;
-    let failures = 0;
-    while (!stopped) {
-      let pump: Promise<void> | null = null;
-      try {
-        // The stream first, then the listing: a change between the two is an event the model applies after the listing.
-        stream = await d.engine.containerEvents({ actions: ACTIONS });
-        // Stopped while connecting: the finally closes the stream, which would otherwise keep the process alive.
-        if (stopped) break;
-        const events = stream.events;
-        pump = (async () => {
-          for await (const e of events) onEvent(e.id);
-        })();
-        await relist();
-        if (!stream || stopped) break;
-        if (failures > 0) d.logger.info('container model: engine event stream connected again');
-        delay = firstMs;
-        failures = 0;
-        flush();
-        await pump;
-        if (!stopped) throw new Error('the engine ended the event stream');
-      } catch (err) {
-        failures++;
-        if (failures === 1 && !stopped) d.logger.warn({ err: errorMessage(err) }, 'container model: engine event stream lost; lists ask the engine meanwhile');
-      } finally {
-        stream?.close();
-        stream = null;
-        await pump?.catch(() => undefined);
-        setModel(null);
-        pending.clear();
-      }
-      if (stopped) break;
-      await sleep(delay);
-      delay = Math.min(delay * 2, maxMs);
-    }
-  }
-
   return {
-    async list() {
-      if (model && !dirty) {
-        snapshot ??= [...model.values()];
-        return snapshot;
-      }
-      if (model) return relist();
-      live ??= d.engine.listContainers({ composeOnly: true }).finally(() => {
-        live = null;
-      });
-      return live;
-    },
+    list: () => list(s),
     invalidate() {
-      dirty = true;
-      invalidations++;
+      s.dirty = true;
+      s.invalidations++;
     },
-    current: () => model !== null && !dirty,
-    version: () => (model !== null && !dirty ? changes : null),
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      void run();
-      relistTimer = setInterval(() => {
-        if (model) relist().catch(() => undefined);
-      }, relistMs);
-      relistTimer.unref();
-    },
-    stop() {
-      stopped = true;
-      if (relistTimer) clearInterval(relistTimer);
-      if (batchTimer) clearTimeout(batchTimer);
-      stream?.close();
-      wakeSleep?.();
-    },
+    current: () => s.model !== null && !s.dirty,
+    version: () => (s.model !== null && !s.dirty ? s.changes : null),
+    start: () => start(s),
+    stop: () => stop(s),
   };
+}
+
+function serial<T>(s: FleetState, fn: () => Promise<T>): Promise<T> {
+  const p = s.queue.then(fn, fn);
+  s.queue = p.catch(() => undefined);
+  return p;
+}
+
+function setModel(s: FleetState, m: Map<string, ContainerSummary> | null, changed = true): void {
+  if (changed || m === null || s.model === null) s.changes++;
+  s.model = m;
+  s.snapshot = null;
+}
+
+/**
+ * One full listing replaces the model; shared by callers that ask while it runs, unless Kade changed something
+ * since it was asked: that listing may predate the change, so a new one is queued behind it.
+ */
+function relist(s: FleetState): Promise<ContainerSummary[]> {
+  if (s.relisting && s.relistingFrom === s.invalidations) return s.relisting;
+  const from = s.invalidations;
+  const p = serial(s, async () => {
+    const list = await s.d.engine.listContainers({ composeOnly: true });
+    // The minute's safety-net listing mostly finds what the events already told: the version stays, and what
+    // callers computed from the model stays valid (only the engine's "Up 3 minutes" texts are new). After
+    // invalidate() it always moves: Kade's own change may be one of files that callers cached beside it.
+    if (s.stream) setModel(s, new Map(list.map((c) => [c.id, c])), s.dirty || !sameFleet(s.model, list));
+    // Still dirty when Kade changed something while this listing was on its way.
+    if (s.invalidations === from) s.dirty = false;
+    return list;
+  }).finally(() => {
+    if (s.relisting === p) s.relisting = null;
+  });
+  s.relisting = p;
+  s.relistingFrom = from;
+  return p;
+}
+
+/** The containers named by events since the last batch, listed again; those the engine no longer has are gone. */
+function flush(s: FleetState): void {
+  s.batchTimer = null;
+  if (s.pending.size === 0 || !s.model) return;
+  const ids = [...s.pending];
+  s.pending.clear();
+  // Past a few hundred ids a filter is no cheaper than a full listing (and the query string grows long).
+  if (ids.length > 200) {
+    relist(s).catch(() => undefined);
+    return;
+  }
+  void serial(s, () => applyListed(s, ids)).catch((err: unknown) => {
+    // The stream most likely ends too; until the next full listing, callers ask the engine.
+    s.d.logger.warn({ err: errorMessage(err) }, 'container model: listing of changed containers failed');
+    s.dirty = true;
+  });
+}
+
+/** These containers as the engine lists them now, put into the model. */
+async function applyListed(s: FleetState, ids: string[]): Promise<void> {
+  if (!s.model) return;
+  const got = await s.d.engine.listContainers({ composeOnly: true, ids });
+  const model = s.model;
+  if (!model) return;
+  const byId = new Map(got.map((c) => [c.id, c]));
+  for (const id of ids) {
+    const c = byId.get(id);
+    if (c) model.set(id, c);
+    else model.delete(id);
+  }
+  s.snapshot = null;
+  s.changes++;
+}
+
+function onEvent(s: FleetState, id: string): void {
+  s.pending.add(id);
+  // Before the first full listing the ids wait; that listing is older than their events, so they are fetched after it.
+  if (s.model && !s.batchTimer) s.batchTimer = setTimeout(() => flush(s), s.batchMs);
+}
+
+const sleep = (s: FleetState, ms: number) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    s.wakeSleep = () => {
+      clearTimeout(t);
+      resolve();
+    };
+  });
+
+/** Follows the event stream until stopped, reconnecting with backoff. */
+async function run(s: FleetState): Promise<void> {
+  const round = { delay: s.firstMs, failures: 0 };
+  while (!s.stopped) {
+    if ((await follow(s, round)) === 'stop') break;
+    await sleep(s, round.delay);
+    round.delay = Math.min(round.delay * 2, s.maxMs);
+  }
+}
+
+/** One connection of the event stream: a full listing, then the events until the stream ends; the model goes with it. */
+async function follow(s: FleetState, round: { delay: number; failures: number }): Promise<'stop' | 'again'> {
+  let pump: Promise<void> | null = null;
+  try {
+    // The stream first, then the listing: a change between the two is an event the model applies after the listing.
+    const stream = await s.d.engine.containerEvents({ actions: ACTIONS });
+    s.stream = stream;
+    // Stopped while connecting: the finally closes the stream, which would otherwise keep the process alive.
+    if (s.stopped) return 'stop';
+    pump = (async () => {
+      for await (const e of stream.events) onEvent(s, e.id);
+    })();
+    await relist(s);
+    if (!s.stream || s.stopped) return 'stop';
+    if (round.failures > 0) s.d.logger.info('container model: engine event stream connected again');
+    round.delay = s.firstMs;
+    round.failures = 0;
+    flush(s);
+    await pump;
+    if (!s.stopped) throw new Error('the engine ended the event stream');
+  } catch (err) {
+    round.failures++;
+    if (round.failures === 1 && !s.stopped)
+      s.d.logger.warn({ err: errorMessage(err) }, 'container model: engine event stream lost; lists ask the engine meanwhile');
+  } finally {
+    s.stream?.close();
+    s.stream = null;
+    await pump?.catch(() => undefined);
+    setModel(s, null);
+    s.pending.clear();
+  }
+  return s.stopped ? 'stop' : 'again';
+}
+
+async function list(s: FleetState): Promise<ContainerSummary[]> {
+  if (s.model && !s.dirty) {
+    s.snapshot ??= [...s.model.values()];
+    return s.snapshot;
+  }
+  if (s.model) return relist(s);
+  s.live ??= s.d.engine.listContainers({ composeOnly: true }).finally(() => {
+    s.live = null;
+  });
+  return s.live;
+}
+
+function start(s: FleetState): void {
+  if (!s.stopped) return;
+  s.stopped = false;
+  void run(s);
+  s.relistTimer = setInterval(() => {
+    if (s.model) relist(s).catch(() => undefined);
+  }, s.relistMs);
+  s.relistTimer.unref();
+}
+
+function stop(s: FleetState): void {
+  s.stopped = true;
+  if (s.relistTimer) clearInterval(s.relistTimer);
+  if (s.batchTimer) clearTimeout(s.batchTimer);
+  s.stream?.close();
+  s.wakeSleep?.();
 }
