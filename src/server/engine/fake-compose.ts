@@ -39,8 +39,11 @@ export interface FakeCompose extends Compose {
 
 export interface FakeComposeOptions {
   endpoint: EngineEndpoint;
-  /** The engine at `endpoint`. With `addVolume` (the fake engine's), named volumes carry the project label as compose's do. */
-  engine: Engine & { addVolume?: (name: string, labels?: Record<string, string>) => void };
+  /**
+   * The engine at `endpoint`. With `addVolume` (the fake engine's), named volumes carry the project label as compose's
+   * do; with `attach`, a service on several networks joins all of them (the Engine port has no network connect).
+   */
+  engine: Engine & { addVolume?: (name: string, labels?: Record<string, string>) => void; attach?: (id: string, network: string) => void };
   /** The CLI found (default v2); null: none is installed, so `variant()` and every run fail as the adapter's do. */
   variant?: ComposeVariant | null;
   read?: ReadFile;
@@ -50,175 +53,197 @@ export interface FakeComposeOptions {
 
 const CONFIG_HASH_LABEL = 'com.docker.compose.config-hash';
 
+/** What the runs below share: the engine, the CLI found, the files' reader, compose's environment, the record and switches. */
+interface Fake {
+  engine: FakeComposeOptions['engine'];
+  endpoint: EngineEndpoint;
+  variant: ComposeVariant | null;
+  read: ReadFile;
+  env: NodeJS.ProcessEnv;
+  calls: FakeComposeCall[];
+  switches: ReturnType<typeof createSwitches<ComposeOp>>;
+}
+
+type Say = (line: string) => void;
+
 export function createFakeCompose(o: FakeComposeOptions): FakeCompose {
-  const { engine, endpoint } = o;
-  const variant = o.variant === undefined ? 'v2' : o.variant;
-  const read = o.read ?? readDisk;
-  const env = composeEnvironment(endpoint, o.env ?? { PATH: '/usr/local/bin:/usr/bin:/bin' });
-  const calls: FakeComposeCall[] = [];
-  const switches = createSwitches<ComposeOp>();
-
-  const load = (p: ComposeProject): FakeProjectModel => {
-    if (variant === null) throw noComposeCli();
-    return loadProject(p, { read, environment: env, variant });
+  const f: Fake = {
+    engine: o.engine,
+    endpoint: o.endpoint,
+    variant: o.variant === undefined ? 'v2' : o.variant,
+    read: o.read ?? readDisk,
+    env: composeEnvironment(o.endpoint, o.env ?? { PATH: '/usr/local/bin:/usr/bin:/bin' }),
+    calls: [],
+    switches: createSwitches<ComposeOp>(),
   };
-
-  async function enter(op: ComposeOp, p: ComposeProject, opts?: ComposeRunOptions): Promise<void> {
-    calls.push({ op, project: p.name, files: [p.file, ...(p.overrides ?? [])], ...(opts?.env ? { env: { ...opts.env } } : {}) });
-    await switches.passed(op);
-    const fault = switches.fault(op);
-    if (fault) throw fault.error ?? composeFailed(p.name, op, 'fake failure');
-  }
-
-  /** A run: its failures read as the CLI's do (the engine gone, no address pool left, or compose's words). */
-  function runOp(op: Exclude<ComposeOp, 'validate'>, work: (p: ComposeProject, say: (line: string) => void, opts: ComposeRunOptions) => Promise<void>) {
-    return async (p: ComposeProject, opts: ComposeRunOptions = {}): Promise<void> => {
-      await enter(op, p, opts);
-      if (variant === null) throw noComposeCli();
-      const say = (line: string) => opts.onOutput?.(`${line}\n`);
-      try {
-        await work(p, say, opts);
-      } catch (err) {
-        const said = err instanceof Error ? err.message : String(err);
-        const answers = await engine.ping().then(
-          () => true,
-          () => false,
-        );
-        if (!answers) throw engineGone(p.name, op, endpoint, said);
-        if (POOL_EXHAUSTED.test(said)) throw poolExhausted(p.name, said);
-        throw composeFailed(p.name, op, said);
-      }
-    };
-  }
-
-  const containersOf = async (p: ComposeProject) => engine.listContainers({ project: p.name });
-  const ofServices = (cs: ContainerSummary[], m: FakeProjectModel) => cs.filter((c) => m.services.some((s) => s.name === c.service));
-
-  async function ensureResources(p: ComposeProject, m: FakeProjectModel, say: (line: string) => void): Promise<void> {
-    const have = new Set((await engine.listNetworks()).map((n) => n.name));
-    for (const n of m.networks) {
-      if (have.has(n.name)) continue;
-      if (n.external) {
-        throw new Error(
-          `Network ${n.name} declared as external, but could not be found. Please create the network manually using \`docker network create ${n.name}\` and try again.`,
-        );
-      }
-      say(`Creating network "${n.name}" with the default driver`);
-      const labels = { [COMPOSE_PROJECT_LABEL]: p.name, 'com.docker.compose.network': n.key };
-      await engine.createNetwork({ name: n.name, driver: 'bridge', subnet: null, gateway: null, range: null, parent: null, labels });
-    }
-    for (const v of m.volumes) if (!v.external) engine.addVolume?.(v.name, { [COMPOSE_PROJECT_LABEL]: p.name, 'com.docker.compose.volume': v.key });
-    for (const s of m.services) {
-      if (await engine.inspectImage(s.image)) continue;
-      say(`Pulling ${s.name} (${s.image})...`);
-      await engine.pullImage(s.image);
-    }
-  }
-
-  async function create(p: ComposeProject, s: FakeService): Promise<void> {
-    const labels = {
-      ...s.labels,
-      [COMPOSE_PROJECT_LABEL]: p.name,
-      [COMPOSE_SERVICE_LABEL]: s.name,
-      [COMPOSE_WORKDIR_LABEL]: p.dir,
-      'com.docker.compose.project.config_files': [p.file, ...(p.overrides ?? [])].join(','),
-      'com.docker.compose.container-number': '1',
-      'com.docker.compose.oneoff': 'False',
-      [CONFIG_HASH_LABEL]: s.hash,
-    };
-    const id = await engine.createContainer({
-      image: s.image,
-      cmd: s.cmd,
-      name: s.containerName,
-      ...(s.entrypoint ? { entrypoint: s.entrypoint } : {}),
-      ...(s.user ? { user: s.user } : {}),
-      ...(s.workingDir ? { workingDir: s.workingDir } : {}),
-      env: s.env,
-      labels,
-      ...(s.networks[0] ? { network: s.networks[0] } : {}),
-      mounts: s.mounts,
-      publish: s.publish,
-    });
-    await engine.startContainer(id);
-  }
-
-  const up = runOp('up', async (p, say) => {
-    const m = load(p);
-    await ensureResources(p, m, say);
-    const existing = await containersOf(p);
-    for (const c of existing.filter((x) => !m.services.some((s) => s.name === x.service))) {
-      say(`Removing orphan container "${c.name}"`);
-      await engine.removeContainer(c.id);
-    }
-    for (const s of m.services) {
-      const c = existing.find((x) => x.service === s.name);
-      if (c && c.labels[CONFIG_HASH_LABEL] === s.hash) {
-        if (c.state !== 'running') await engine.startContainer(c.id);
-        say(`${s.containerName} is up-to-date`);
-        continue;
-      }
-      if (c) await engine.removeContainer(c.id);
-      say(`${c ? 'Recreating' : 'Creating'} ${s.containerName} ... done`);
-      await create(p, s);
-    }
-  });
-
-  const down = runOp('down', async (p, say, opts) => {
-    const m = load(p);
-    for (const c of await containersOf(p)) {
-      say(`Removing ${c.name} ... done`);
-      await engine.removeContainer(c.id);
-    }
-    const have = new Set((await engine.listNetworks()).map((n) => n.name));
-    for (const n of m.networks) {
-      if (n.external || !have.has(n.name)) continue;
-      say(`Removing network ${n.name}`);
-      await engine.removeNetwork(n.name);
-    }
-    if ((opts as { volumes?: boolean }).volumes) for (const v of await engine.listVolumes({ project: p.name })) await engine.removeVolume(v);
-  });
-
-  const each = (op: 'start' | 'stop' | 'restart', act: (c: ContainerSummary) => Promise<void> | null) =>
-    runOp(op, async (p, say) => {
-      const cs = ofServices(await containersOf(p), load(p));
-      if (cs.length === 0 && op === 'start') throw new Error('No containers to start');
-      for (const c of cs) {
-        const done = act(c);
-        if (!done) continue;
-        say(`${op === 'stop' ? 'Stopping' : op === 'start' ? 'Starting' : 'Restarting'} ${c.name} ... done`);
-        await done;
-      }
-    });
-
-  const pull = runOp('pull', async (p, say) => {
-    for (const s of load(p).services) {
-      say(`Pulling ${s.name} ... `);
-      await engine.pullImage(s.image);
-    }
-  });
-
+  const { engine } = f;
   return {
-    calls,
+    calls: f.calls,
     variant: async () => {
-      if (variant === null) throw noComposeCli();
-      return variant;
+      if (f.variant === null) throw noComposeCli();
+      return f.variant;
     },
-    environment: () => env,
-    up,
-    down,
-    start: each('start', (c) => (c.state === 'running' ? null : engine.startContainer(c.id))),
-    stop: each('stop', (c) => (c.state === 'running' ? engine.stopContainer(c.id) : null)),
-    restart: each('restart', (c) => engine.restartContainer(c.id)),
-    pull,
-    async validate(p) {
-      await enter('validate', p);
-      try {
-        load(p);
-      } catch (err) {
-        throw composeInvalid(p.name, err instanceof Error ? err.message : String(err), err);
+    environment: () => f.env,
+    up: runOp(f, 'up', (p, say) => up(f, p, say)),
+    down: runOp(f, 'down', (p, say, opts) => down(f, p, say, opts)),
+    start: each(f, 'start', (c) => (c.state === 'running' ? null : engine.startContainer(c.id))),
+    stop: each(f, 'stop', (c) => (c.state === 'running' ? engine.stopContainer(c.id) : null)),
+    restart: each(f, 'restart', (c) => engine.restartContainer(c.id)),
+    pull: runOp(f, 'pull', async (p, say) => {
+      for (const s of load(f, p).services) {
+        say(`Pulling ${s.name} ... `);
+        await engine.pullImage(s.image);
       }
-    },
-    failOn: switches.failOn,
-    hold: switches.hold,
+    }),
+    validate: (p) => validate(f, p),
+    failOn: f.switches.failOn,
+    hold: f.switches.hold,
   };
+}
+
+function load(f: Fake, p: ComposeProject): FakeProjectModel {
+  if (f.variant === null) throw noComposeCli();
+  return loadProject(p, { read: f.read, environment: f.env, variant: f.variant });
+}
+
+async function enter(f: Fake, op: ComposeOp, p: ComposeProject, opts?: ComposeRunOptions): Promise<void> {
+  f.calls.push({ op, project: p.name, files: [p.file, ...(p.overrides ?? [])], ...(opts?.env ? { env: { ...opts.env } } : {}) });
+  await f.switches.passed(op);
+  const fault = f.switches.fault(op);
+  if (fault) throw fault.error ?? composeFailed(p.name, op, 'fake failure');
+}
+
+/** A run: its failures read as the CLI's do (the engine gone, no address pool left, or compose's words). */
+function runOp(f: Fake, op: Exclude<ComposeOp, 'validate'>, work: (p: ComposeProject, say: Say, opts: ComposeRunOptions) => Promise<void>) {
+  return async (p: ComposeProject, opts: ComposeRunOptions = {}): Promise<void> => {
+    await enter(f, op, p, opts);
+    if (f.variant === null) throw noComposeCli();
+    const say = (line: string) => opts.onOutput?.(`${line}\n`);
+    try {
+      await work(p, say, opts);
+    } catch (err) {
+      const said = err instanceof Error ? err.message : String(err);
+      const answers = await f.engine.ping().then(
+        () => true,
+        () => false,
+      );
+      if (!answers) throw engineGone(p.name, op, f.endpoint, said);
+      if (POOL_EXHAUSTED.test(said)) throw poolExhausted(p.name, said);
+      throw composeFailed(p.name, op, said);
+    }
+  };
+}
+
+async function validate(f: Fake, p: ComposeProject): Promise<void> {
+  await enter(f, 'validate', p);
+  try {
+    load(f, p);
+  } catch (err) {
+    throw composeInvalid(p.name, err instanceof Error ? err.message : String(err), err);
+  }
+}
+
+const containersOf = async (f: Fake, p: ComposeProject) => f.engine.listContainers({ project: p.name });
+const ofServices = (cs: ContainerSummary[], m: FakeProjectModel) => cs.filter((c) => m.services.some((s) => s.name === c.service));
+
+async function ensureResources(f: Fake, p: ComposeProject, m: FakeProjectModel, say: Say): Promise<void> {
+  const { engine } = f;
+  const have = new Set((await engine.listNetworks()).map((n) => n.name));
+  for (const n of m.networks) {
+    if (have.has(n.name)) continue;
+    if (n.external) {
+      throw new Error(
+        `Network ${n.name} declared as external, but could not be found. Please create the network manually using \`docker network create ${n.name}\` and try again.`,
+      );
+    }
+    say(`Creating network "${n.name}" with the default driver`);
+    const labels = { [COMPOSE_PROJECT_LABEL]: p.name, 'com.docker.compose.network': n.key };
+    await engine.createNetwork({ name: n.name, driver: 'bridge', subnet: null, gateway: null, range: null, parent: null, labels });
+  }
+  for (const v of m.volumes) if (!v.external) engine.addVolume?.(v.name, { [COMPOSE_PROJECT_LABEL]: p.name, 'com.docker.compose.volume': v.key });
+  for (const s of m.services) {
+    if (await engine.inspectImage(s.image)) continue;
+    say(`Pulling ${s.name} (${s.image})...`);
+    await engine.pullImage(s.image);
+  }
+}
+
+async function create(f: Fake, p: ComposeProject, s: FakeService): Promise<void> {
+  const labels = {
+    ...s.labels,
+    [COMPOSE_PROJECT_LABEL]: p.name,
+    [COMPOSE_SERVICE_LABEL]: s.name,
+    [COMPOSE_WORKDIR_LABEL]: p.dir,
+    'com.docker.compose.project.config_files': [p.file, ...(p.overrides ?? [])].join(','),
+    'com.docker.compose.container-number': '1',
+    'com.docker.compose.oneoff': 'False',
+    [CONFIG_HASH_LABEL]: s.hash,
+  };
+  const id = await f.engine.createContainer({
+    image: s.image,
+    cmd: s.cmd,
+    name: s.containerName,
+    ...(s.entrypoint ? { entrypoint: s.entrypoint } : {}),
+    ...(s.user ? { user: s.user } : {}),
+    ...(s.workingDir ? { workingDir: s.workingDir } : {}),
+    env: s.env,
+    labels,
+    ...(s.networks[0] ? { network: s.networks[0] } : {}),
+    mounts: s.mounts,
+    publish: s.publish,
+  });
+  // Created on its first network; compose connects it to the others before the start.
+  for (const n of s.networks.slice(1)) f.engine.attach?.(id, n);
+  await f.engine.startContainer(id);
+}
+
+async function up(f: Fake, p: ComposeProject, say: Say): Promise<void> {
+  const { engine } = f;
+  const m = load(f, p);
+  await ensureResources(f, p, m, say);
+  const existing = await containersOf(f, p);
+  for (const c of existing.filter((x) => !m.services.some((s) => s.name === x.service))) {
+    say(`Removing orphan container "${c.name}"`);
+    await engine.removeContainer(c.id);
+  }
+  for (const s of m.services) {
+    const c = existing.find((x) => x.service === s.name);
+    if (c && c.labels[CONFIG_HASH_LABEL] === s.hash) {
+      if (c.state !== 'running') await engine.startContainer(c.id);
+      say(`${s.containerName} is up-to-date`);
+      continue;
+    }
+    if (c) await engine.removeContainer(c.id);
+    say(`${c ? 'Recreating' : 'Creating'} ${s.containerName} ... done`);
+    await create(f, p, s);
+  }
+}
+
+async function down(f: Fake, p: ComposeProject, say: Say, opts: ComposeRunOptions): Promise<void> {
+  const { engine } = f;
+  const m = load(f, p);
+  for (const c of await containersOf(f, p)) {
+    say(`Removing ${c.name} ... done`);
+    await engine.removeContainer(c.id);
+  }
+  const have = new Set((await engine.listNetworks()).map((n) => n.name));
+  for (const n of m.networks) {
+    if (n.external || !have.has(n.name)) continue;
+    say(`Removing network ${n.name}`);
+    await engine.removeNetwork(n.name);
+  }
+  if ((opts as { volumes?: boolean }).volumes) for (const v of await engine.listVolumes({ project: p.name })) await engine.removeVolume(v);
+}
+
+function each(f: Fake, op: 'start' | 'stop' | 'restart', act: (c: ContainerSummary) => Promise<void> | null) {
+  return runOp(f, op, async (p, say) => {
+    const cs = ofServices(await containersOf(f, p), load(f, p));
+    if (cs.length === 0 && op === 'start') throw new Error('No containers to start');
+    for (const c of cs) {
+      const done = act(c);
+      if (!done) continue;
+      say(`${op === 'stop' ? 'Stopping' : op === 'start' ? 'Starting' : 'Restarting'} ${c.name} ... done`);
+      await done;
+    }
+  });
 }
