@@ -17,7 +17,7 @@ import type { JobContext, Resolver } from '../jobs/jobs.service.ts';
 import { KADE_ITSELF } from '../stacks/gate/compose-gate.ts';
 import type { FolderSwap } from '../stacks/store/folder-ops.ts';
 import type { BackupStacks, BackupsDeps } from './backups.service.ts';
-import { checkStaged, judgeArchive } from './restore-judge.ts';
+import { checkStaged, type JudgedFiles, judgeArchive } from './restore-judge.ts';
 
 /** What a restore moves where, recorded before the first move so a crash can be undone. */
 interface RestorePlan {
@@ -49,142 +49,182 @@ export interface RestoreLookup {
   annotate(id: string, fields: Record<string, unknown>): void;
 }
 
-export function createRestore(d: BackupsDeps, r: RestoreLookup) {
-  /** The app as it is now, or null when it does not exist (a deleted app comes back from its backup). */
-  function locateOrNull(name: string): ReturnType<BackupStacks['locate']> | null {
-    try {
-      return d.stacks.locate(name);
-    } catch (err) {
-      if (!isAppError(err) || err.code !== 'not_found') throw err;
-      return null;
-    }
-  }
+type Located = ReturnType<BackupStacks['locate']>;
 
-  /**
-   * Restore: the archive's compose file and `.env` judged as `actor` installing them would be (a refusal answers the
-   * request, no job starts); then verified; extracted into a new folder (hostile entries refused with nothing
-   * written); the app stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded.
-   * Any failure puts the moved-aside state back and starts it again. `confirm` is an admin's `confirm_outside_paths`.
-   */
-  async function restore(actor: Actor, id: string, confirm?: readonly string[]): Promise<JobT> {
-    requireRole(actor, 'operator', 'restoring a backup');
-    const b = r.get(id);
-    // A deleted app comes back from its backup: there is then nothing to move aside.
-    const loc = locateOrNull(b.stack);
-    if (loc?.adopted) {
-      throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
-        params: { stack: b.stack },
-      });
-    }
-    const archive = r.archiveOf(id);
-    const judged = await judgeArchive(actor, archive, b.stack, confirm, d.stacks);
-    return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, async (ctx) => {
-      const check = await d.archive.verify(archive);
-      r.annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
-      if (!check.ok)
-        throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
-      ctx.log(`backup ${id} verified`);
-      const tag = randomBytes(4).toString('hex');
-      const staging = join(d.settings.libraryDir, `.restore-${b.stack}-${tag}`);
-      const swap = d.stacks.swap.plan(b.stack, tag);
-      const liveData = join(d.settings.dataDir, b.stack);
-      const plan: RestorePlan = {
-        stack: b.stack,
-        staging,
-        liveStack: swap.live,
-        liveData,
-        asideStack: swap.aside,
-        asideData: join(d.settings.dataDir, `.aside-${b.stack}-${tag}`),
-        stackExisted: swap.existed,
-        dataExisted: existsSync(liveData),
-        seal: swap.seal ?? null,
-      };
-      // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
-      ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
-      await d.archive.extract(archive, staging);
-      try {
-        checkStaged(join(staging, 'stack'), judged);
-      } catch (err) {
-        rmSync(staging, { recursive: true, force: true });
-        throw err;
-      }
-      ctx.log('archive extracted into a staging folder; its compose file and .env are the ones judged');
-      ctx.progress(0.2);
-      const restoredData = existsSync(join(staging, 'appdata'));
-      const oldProject = loc?.project ?? null;
-      try {
-        if (oldProject) {
-          ctx.log('stopping the app');
-          await d.stacks.stop(oldProject, ctx, actor);
-        }
-        ctx.record({ phase: 'move' });
-        d.stacks.swap.aside(swap);
-        if (restoredData && plan.dataExisted) renameSync(liveData, plan.asideData);
-        failpoint('restore.aside');
-        // The archive's files were judged as this user before the job: sealed as theirs.
-        d.stacks.swap.moveIn(swap, join(staging, 'stack'), actor);
-        if (restoredData) renameSync(join(staging, 'appdata'), liveData);
-        failpoint('restore.moved');
-        ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
-        const now = d.stacks.locate(b.stack);
-        if (!now.project) throw new AppError('conflict', `the backup of '${b.stack}' has no compose file`, { params: { stack: b.stack } });
-        await d.stacks.up(now.project, ctx, actor);
-        failpoint('restore.up');
-        ctx.progress(0.6);
-        const dumpsDir = join(staging, 'dumps');
-        if (existsSync(dumpsDir)) {
-          const dbs = await d.stacks.databases(b.stack);
-          for (const file of readdirSync(dumpsDir)) {
-            const service = file.replace(/\.sql$/, '');
-            const db = dbs.find((x) => x.service === service);
-            if (!db?.containerId)
-              throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
-            ctx.log(`loading the dump of '${service}' once the database answers`);
-            await db.load(createReadStream(join(dumpsDir, file)));
-            failpoint('restore.dump');
-            ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
-          }
-        }
-      } catch (err) {
-        ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
-        await putBack(plan, ctx, actor);
-        d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'failed', detail: { id } });
-        throw err;
-      }
-      ctx.record({ phase: 'done' });
-      finish(plan);
-      d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
+/** The app as it is now, or null when it does not exist (a deleted app comes back from its backup). */
+function locateOrNull(d: BackupsDeps, name: string): Located | null {
+  try {
+    return d.stacks.locate(name);
+  } catch (err) {
+    if (!isAppError(err) || err.code !== 'not_found') throw err;
+    return null;
+  }
+}
+
+/** What the restore moves where, with the swap of the app's folder the stack store planned. */
+function planRestore(d: BackupsDeps, stack: string): { plan: RestorePlan; swap: FolderSwap } {
+  const tag = randomBytes(4).toString('hex');
+  const swap = d.stacks.swap.plan(stack, tag);
+  const liveData = join(d.settings.dataDir, stack);
+  const plan: RestorePlan = {
+    stack,
+    staging: join(d.settings.libraryDir, `.restore-${stack}-${tag}`),
+    liveStack: swap.live,
+    liveData,
+    asideStack: swap.aside,
+    asideData: join(d.settings.dataDir, `.aside-${stack}-${tag}`),
+    stackExisted: swap.existed,
+    dataExisted: existsSync(liveData),
+    seal: swap.seal ?? null,
+  };
+  return { plan, swap };
+}
+
+/** The archive verified (noted in the backup's metadata), or the restore refused. */
+async function verifyArchive(d: BackupsDeps, r: RestoreLookup, id: string, archive: string, ctx: JobContext): Promise<void> {
+  const check = await d.archive.verify(archive);
+  r.annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
+  if (!check.ok) throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
+  ctx.log(`backup ${id} verified`);
+}
+
+/** The archive extracted into the staging folder, whose compose file and `.env` must be the bytes judged. */
+async function stageArchive(d: BackupsDeps, archive: string, staging: string, judged: JudgedFiles, ctx: JobContext): Promise<void> {
+  await d.archive.extract(archive, staging);
+  try {
+    checkStaged(join(staging, 'stack'), judged);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  ctx.log('archive extracted into a staging folder; its compose file and .env are the ones judged');
+  ctx.progress(0.2);
+}
+
+/** The app stopped, its folder and data moved aside, the archive's moved in and started. */
+async function moveIn(
+  d: BackupsDeps,
+  plan: RestorePlan,
+  swap: FolderSwap,
+  oldProject: Located['project'] | null,
+  ctx: JobContext,
+  actor: Actor,
+): Promise<void> {
+  const restoredData = existsSync(join(plan.staging, 'appdata'));
+  if (oldProject) {
+    ctx.log('stopping the app');
+    await d.stacks.stop(oldProject, ctx, actor);
+  }
+  ctx.record({ phase: 'move' });
+  d.stacks.swap.aside(swap);
+  if (restoredData && plan.dataExisted) renameSync(plan.liveData, plan.asideData);
+  failpoint('restore.aside');
+  // The archive's files were judged as this user before the job: sealed as theirs.
+  d.stacks.swap.moveIn(swap, join(plan.staging, 'stack'), actor);
+  if (restoredData) renameSync(join(plan.staging, 'appdata'), plan.liveData);
+  failpoint('restore.moved');
+  ctx.log('the app folder and data are the backup’s; the old ones are kept aside until the restore succeeds');
+  const now = d.stacks.locate(plan.stack);
+  if (!now.project) throw new AppError('conflict', `the backup of '${plan.stack}' has no compose file`, { params: { stack: plan.stack } });
+  await d.stacks.up(now.project, ctx, actor);
+  failpoint('restore.up');
+  ctx.progress(0.6);
+}
+
+/** Each dump of the archive loaded into its database once that answers. */
+async function loadDumps(d: BackupsDeps, plan: RestorePlan, ctx: JobContext): Promise<void> {
+  const dumpsDir = join(plan.staging, 'dumps');
+  if (!existsSync(dumpsDir)) return;
+  const dbs = await d.stacks.databases(plan.stack);
+  for (const file of readdirSync(dumpsDir)) {
+    const service = file.replace(/\.sql$/, '');
+    const db = dbs.find((x) => x.service === service);
+    if (!db?.containerId) throw new AppError('conflict', `the database '${service}' of the backup does not run after the start`, { params: { service } });
+    ctx.log(`loading the dump of '${service}' once the database answers`);
+    await db.load(createReadStream(join(dumpsDir, file)));
+    failpoint('restore.dump');
+    ctx.log(`the ${db.kind} database of '${service}' holds the dump's data`);
+  }
+}
+
+/** The restore job: verified, staged, moved in, the dumps loaded; any failure puts the previous state back. */
+async function restoreJob(
+  d: BackupsDeps,
+  r: RestoreLookup,
+  job: { actor: Actor; id: string; stack: string; archive: string; judged: JudgedFiles; oldProject: Located['project'] | null },
+  ctx: JobContext,
+): Promise<void> {
+  const { actor, id, stack } = job;
+  await verifyArchive(d, r, id, job.archive, ctx);
+  const { plan, swap } = planRestore(d, stack);
+  // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
+  ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
+  await stageArchive(d, job.archive, plan.staging, job.judged, ctx);
+  try {
+    await moveIn(d, plan, swap, job.oldProject, ctx, actor);
+    await loadDumps(d, plan, ctx);
+  } catch (err) {
+    ctx.log(`restore failed: ${errorMessage(err)}; putting the previous state back`);
+    await putBack(d, plan, ctx, actor);
+    d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: stack, status: 'failed', detail: { id } });
+    throw err;
+  }
+  ctx.record({ phase: 'done' });
+  finish(d, plan);
+  d.events.emit({ type: 'backup.restored', actor, source: 'backups', target: stack, status: 'ok', detail: { id } });
+}
+
+/**
+ * Restore: the archive's compose file and `.env` judged as `actor` installing them would be (a refusal answers the
+ * request, no job starts); then verified; extracted into a new folder (hostile entries refused with nothing
+ * written); the app stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded.
+ * Any failure puts the moved-aside state back and starts it again. `confirm` is an admin's `confirm_outside_paths`.
+ */
+async function restore(d: BackupsDeps, r: RestoreLookup, actor: Actor, id: string, confirm?: readonly string[]): Promise<JobT> {
+  requireRole(actor, 'operator', 'restoring a backup');
+  const b = r.get(id);
+  // A deleted app comes back from its backup: there is then nothing to move aside.
+  const loc = locateOrNull(d, b.stack);
+  if (loc?.adopted) {
+    throw new AppError('conflict', `'${b.stack}' was adopted: Kade does not write into its folder, so its backup is restored by hand from the download`, {
+      params: { stack: b.stack },
     });
   }
+  const archive = r.archiveOf(id);
+  const judged = await judgeArchive(actor, archive, b.stack, confirm, d.stacks);
+  const job = { actor, id, stack: b.stack, archive, judged, oldProject: loc?.project ?? null };
+  return d.jobs.start({ kind: 'backup.restore', stack: b.stack, actor }, (ctx) => restoreJob(d, r, job, ctx));
+}
 
-  /**
-   * The state before a restore, from its plan alone (also after a crash): whatever runs from the restored folder
-   * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
-   * folder goes, and the app starts again.
-   */
-  async function putBack(plan: RestorePlan, ctx: JobContext, actor: Actor): Promise<void> {
-    const now = locateOrNull(plan.stack);
-    if (now?.project) await d.stacks.down(now.project, ctx, actor).catch(() => undefined);
-    // The folder goes back with its seal (a plan from before seals were kept leaves the seal as it is).
-    d.stacks.swap.putBack(swapOf(plan));
-    if (existsSync(plan.asideData)) {
-      rmSync(plan.liveData, { recursive: true, force: true });
-      renameSync(plan.asideData, plan.liveData);
-    } else if (!plan.dataExisted) rmSync(plan.liveData, { recursive: true, force: true });
-    rmSync(plan.staging, { recursive: true, force: true });
-    const again = locateOrNull(plan.stack);
-    if (again?.project) await d.stacks.up(again.project, ctx, actor).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
-    ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
-  }
+/**
+ * The state before a restore, from its plan alone (also after a crash): whatever runs from the restored folder
+ * stops, the folders moved aside go back (or, for an app that did not exist, the restored ones go), the staging
+ * folder goes, and the app starts again.
+ */
+async function putBack(d: BackupsDeps, plan: RestorePlan, ctx: JobContext, actor: Actor): Promise<void> {
+  const now = locateOrNull(d, plan.stack);
+  if (now?.project) await d.stacks.down(now.project, ctx, actor).catch(() => undefined);
+  // The folder goes back with its seal (a plan from before seals were kept leaves the seal as it is).
+  d.stacks.swap.putBack(swapOf(plan));
+  if (existsSync(plan.asideData)) {
+    rmSync(plan.liveData, { recursive: true, force: true });
+    renameSync(plan.asideData, plan.liveData);
+  } else if (!plan.dataExisted) rmSync(plan.liveData, { recursive: true, force: true });
+  rmSync(plan.staging, { recursive: true, force: true });
+  const again = locateOrNull(d, plan.stack);
+  if (again?.project) await d.stacks.up(again.project, ctx, actor).catch((e: unknown) => ctx.log(`starting the previous state failed: ${errorMessage(e)}`));
+  ctx.log(plan.stackExisted ? 'the previous state is back' : 'the app did not exist before the restore and is gone again');
+}
 
-  /** Once the restore succeeded: the folder and data kept aside and the staging folder go. */
-  function finish(plan: RestorePlan): void {
-    d.stacks.swap.done(swapOf(plan));
-    for (const p of [plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
-  }
+/** Once the restore succeeded: the folder and data kept aside and the staging folder go. */
+function finish(d: BackupsDeps, plan: RestorePlan): void {
+  d.stacks.swap.done(swapOf(plan));
+  for (const p of [plan.asideData, plan.staging]) rmSync(p, { recursive: true, force: true });
+}
 
-  /** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
-  const restoreResolver: Resolver = async (_job, detail, ctx) => {
+/** At start: a restore a crash cut off is rolled back to the state before it (recovery, jobs.recover). */
+function resolverOf(d: BackupsDeps): Resolver {
+  return async (_job, detail, ctx) => {
     let plan: RestorePlan | null = null;
     try {
       plan = typeof detail.restore === 'string' ? (JSON.parse(detail.restore) as RestorePlan) : null;
@@ -193,12 +233,17 @@ export function createRestore(d: BackupsDeps, r: RestoreLookup) {
     }
     if (!plan || typeof plan.liveStack !== 'string') return 'the restore was cut off before it moved anything: nothing to roll back';
     if (detail.phase === 'done') {
-      finish(plan);
+      finish(d, plan);
       return 'the restore had finished: its leftovers were removed';
     }
-    await putBack(plan, ctx, KADE_ITSELF);
+    await putBack(d, plan, ctx, KADE_ITSELF);
     return 'the restore was cut off: the app’s folder and data were put back as they were before it';
   };
+}
 
-  return { restore, restoreResolver };
+export function createRestore(d: BackupsDeps, r: RestoreLookup) {
+  return {
+    restore: (actor: Actor, id: string, confirm?: readonly string[]) => restore(d, r, actor, id, confirm),
+    restoreResolver: resolverOf(d),
+  };
 }
