@@ -2,7 +2,7 @@ import type { Logger } from '../core/logger.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { ImageCheck, ImageChecker, UpdateState } from './image-check.ts';
 import { HOUR_MS } from './result-cache.ts';
-import { memoryResultsStore, type UpdateResultsStore } from './update-results.repo.ts';
+import { type KnownResult, memoryResultsStore, type UpdateResultsStore } from './update-results.repo.ts';
 
 export const STACK_RESULT_TTL_MS = 6 * HOUR_MS;
 export const DAILY_MS = 24 * HOUR_MS;
@@ -66,6 +66,125 @@ export const RETRY_MS = HOUR_MS;
 /** Apps refreshed at once after a look; the checker's limiter keeps each registry at four requests on top. */
 export const REFRESH_AT_ONCE = 4;
 
+/** The update state of every app in this process: the results, and the refreshes a look asked for. */
+interface Updates {
+  d: StackUpdatesDeps;
+  store: UpdateResultsStore;
+  results: Map<string, KnownResult>;
+  lastImages: Map<string, string[]>;
+  timers: NodeJS.Timeout[];
+  // The refreshes a look asked for: a queue, REFRESH_AT_ONCE at a time, each app at most once per RETRY_MS.
+  queued: string[];
+  refreshing: Set<string>;
+  tried: Map<string, number>;
+  active: number;
+}
+
+type CheckAllOptions = { force?: boolean; onChecked?: (c: StackCheck | null, done: number, of: number) => void };
+
+const enabled = (u: Updates) => !u.d.enabled || u.d.enabled();
+
+/** Keeps the new result, except that a registry failure never replaces a result already known. */
+function remember(u: Updates, name: string, update: UpdateState, checks: readonly ImageCheck[]): void {
+  if (update === 'unknown' && u.results.has(name) && checks.some((c) => c.reason === 'registry')) return;
+  const r = { state: update, checkedAt: u.d.now() };
+  u.results.set(name, r);
+  u.store.save(name, r);
+}
+
+async function check(u: Updates, name: string, opts: { force?: boolean } = {}): Promise<StackCheck> {
+  const images = await imagesOf(u.d.engine, name);
+  const checks = await Promise.all(images.map((i) => u.d.checker.check(i.image, { localImage: i.id, ...(opts.force ? { force: true } : {}) })));
+  const update = stackState(checks);
+  remember(u, name, update, checks);
+  u.lastImages.set(
+    name,
+    images.map((i) => i.image),
+  );
+  return { name, update, images: checks };
+}
+
+/** Every stack; stacks run side by side, the checker's limiter keeps each registry at four requests. */
+async function checkAll(u: Updates, opts: CheckAllOptions = {}): Promise<StackCheck[]> {
+  const names = u.d.stackNames();
+  let done = 0;
+  const outcomes = await Promise.allSettled(
+    names.map(async (n) => {
+      try {
+        const c = await check(u, n, opts.force ? { force: true } : {});
+        opts.onChecked?.(c, ++done, names.length);
+        return c;
+      } catch (err) {
+        opts.onChecked?.(null, ++done, names.length);
+        throw err;
+      }
+    }),
+  );
+  const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${names[i]}: ${String(o.reason)}`] : []));
+  if (failed.length > 0) u.d.logger.warn({ failed }, 'update check of some apps failed');
+  return outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+}
+
+function runInBackground(u: Updates): void {
+  if (!enabled(u)) {
+    u.d.logger.info('background update check skipped: UPDATE_CHECK_ENABLED is off');
+    return;
+  }
+  checkAll(u)
+    .then((checks) => u.d.onRound?.(checks))
+    .catch((err: unknown) => u.d.logger.warn({ err }, 'background update check failed'));
+}
+
+function pump(u: Updates): void {
+  while (u.active < REFRESH_AT_ONCE && u.queued.length > 0) {
+    const name = u.queued.shift() as string;
+    u.active++;
+    check(u, name)
+      .catch((err: unknown) => u.d.logger.warn({ err, stack: name }, 'update check after a look failed'))
+      .finally(() => {
+        u.active--;
+        u.refreshing.delete(name);
+        pump(u);
+      });
+  }
+}
+
+const stale = (u: Updates, name: string, now: number): boolean => {
+  const r = u.results.get(name);
+  return !r || now - r.checkedAt >= STACK_RESULT_TTL_MS;
+};
+
+/**
+ * Someone looks at these apps: those whose result is missing or older than STACK_RESULT_TTL_MS are checked
+ * in the background (the week cache of image answers and the per-registry limit apply), only while
+ * UPDATE_CHECK_ENABLED is on.
+ */
+function look(u: Updates, names: readonly string[]): void {
+  if (!enabled(u)) return;
+  const now = u.d.now();
+  for (const n of names) {
+    if (u.refreshing.has(n) || !stale(u, n, now) || now - (u.tried.get(n) ?? Number.NEGATIVE_INFINITY) < RETRY_MS) continue;
+    u.refreshing.add(n);
+    u.tried.set(n, now);
+    u.queued.push(n);
+  }
+  pump(u);
+}
+
+/** Forgets a stack's result and its images' cached answers (after an update, a removal). */
+function forget(u: Updates, name: string): void {
+  u.results.delete(name);
+  u.store.remove(name);
+  u.tried.delete(name);
+  u.d.checker.forget(u.lastImages.get(name) ?? []);
+  u.lastImages.delete(name);
+}
+
+function stopTimers(u: Updates): void {
+  for (const t of u.timers) clearTimeout(t);
+  u.timers = [];
+}
+
 /**
  * The per-stack update state that `GET /api/stacks` shows: the last known result with its time, kept
  * across restarts and never waited for. A result older than STACK_RESULT_TTL_MS stays shown with its age;
@@ -74,126 +193,34 @@ export const REFRESH_AT_ONCE = 4;
  */
 export function createStackUpdates(d: StackUpdatesDeps) {
   const store = d.store ?? memoryResultsStore();
-  const results = store.load();
-  const lastImages = new Map<string, string[]>();
-  const enabled = () => !d.enabled || d.enabled();
-  let timers: NodeJS.Timeout[] = [];
-
-  /** Keeps the new result, except that a registry failure never replaces a result already known. */
-  function remember(name: string, update: UpdateState, checks: readonly ImageCheck[]): void {
-    if (update === 'unknown' && results.has(name) && checks.some((c) => c.reason === 'registry')) return;
-    const r = { state: update, checkedAt: d.now() };
-    results.set(name, r);
-    store.save(name, r);
-  }
-
-  async function check(name: string, opts: { force?: boolean } = {}): Promise<StackCheck> {
-    const images = await imagesOf(d.engine, name);
-    const checks = await Promise.all(images.map((i) => d.checker.check(i.image, { localImage: i.id, ...(opts.force ? { force: true } : {}) })));
-    const update = stackState(checks);
-    remember(name, update, checks);
-    lastImages.set(
-      name,
-      images.map((i) => i.image),
-    );
-    return { name, update, images: checks };
-  }
-
-  /** Every stack; stacks run side by side, the checker's limiter keeps each registry at four requests. */
-  async function checkAll(opts: { force?: boolean; onChecked?: (c: StackCheck | null, done: number, of: number) => void } = {}): Promise<StackCheck[]> {
-    const names = d.stackNames();
-    let done = 0;
-    const outcomes = await Promise.allSettled(
-      names.map(async (n) => {
-        try {
-          const c = await check(n, opts.force ? { force: true } : {});
-          opts.onChecked?.(c, ++done, names.length);
-          return c;
-        } catch (err) {
-          opts.onChecked?.(null, ++done, names.length);
-          throw err;
-        }
-      }),
-    );
-    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${names[i]}: ${String(o.reason)}`] : []));
-    if (failed.length > 0) d.logger.warn({ failed }, 'update check of some apps failed');
-    return outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-  }
-
-  const runInBackground = () => {
-    if (!enabled()) {
-      d.logger.info('background update check skipped: UPDATE_CHECK_ENABLED is off');
-      return;
-    }
-    checkAll()
-      .then((checks) => d.onRound?.(checks))
-      .catch((err: unknown) => d.logger.warn({ err }, 'background update check failed'));
+  const u: Updates = {
+    d,
+    store,
+    results: store.load(),
+    lastImages: new Map(),
+    timers: [],
+    queued: [],
+    refreshing: new Set(),
+    tried: new Map(),
+    active: 0,
   };
-
-  // The refreshes a look asked for: a queue, REFRESH_AT_ONCE at a time, each app at most once per RETRY_MS.
-  const queued: string[] = [];
-  const refreshing = new Set<string>();
-  const tried = new Map<string, number>();
-  let active = 0;
-  function pump(): void {
-    while (active < REFRESH_AT_ONCE && queued.length > 0) {
-      const name = queued.shift() as string;
-      active++;
-      check(name)
-        .catch((err: unknown) => d.logger.warn({ err, stack: name }, 'update check after a look failed'))
-        .finally(() => {
-          active--;
-          refreshing.delete(name);
-          pump();
-        });
-    }
-  }
-  const stale = (name: string, now: number): boolean => {
-    const r = results.get(name);
-    return !r || now - r.checkedAt >= STACK_RESULT_TTL_MS;
-  };
-
   return {
-    check,
-    checkAll,
+    check: (name: string, opts?: { force?: boolean }) => check(u, name, opts),
+    checkAll: (opts?: CheckAllOptions) => checkAll(u, opts),
     /** The last known result with its time; never a registry call. */
     known(name: string): UpdateInfo {
-      const r = results.get(name);
+      const r = u.results.get(name);
       return r ? { update: r.state, update_checked_at: new Date(r.checkedAt).toISOString() } : { update: 'unknown', update_checked_at: null };
     },
-    /**
-     * Someone looks at these apps: those whose result is missing or older than STACK_RESULT_TTL_MS are checked
-     * in the background (the week cache of image answers and the per-registry limit apply), only while
-     * UPDATE_CHECK_ENABLED is on.
-     */
-    look(names: readonly string[]): void {
-      if (!enabled()) return;
-      const now = d.now();
-      for (const n of names) {
-        if (refreshing.has(n) || !stale(n, now) || now - (tried.get(n) ?? Number.NEGATIVE_INFINITY) < RETRY_MS) continue;
-        refreshing.add(n);
-        tried.set(n, now);
-        queued.push(n);
-      }
-      pump();
-    },
-    /** Forgets a stack's result and its images' cached answers (after an update, a removal). */
-    forget(name: string): void {
-      results.delete(name);
-      store.remove(name);
-      tried.delete(name);
-      d.checker.forget(lastImages.get(name) ?? []);
-      lastImages.delete(name);
-    },
+    look: (names: readonly string[]) => look(u, names),
+    forget: (name: string) => forget(u, name),
     /** A first check after `firstDelayMs`, then daily. The timers never keep the process alive. */
     schedule(opts: { firstDelayMs: number; intervalMs?: number }): void {
-      for (const t of timers) clearTimeout(t);
-      timers = [setTimeout(runInBackground, opts.firstDelayMs).unref(), setInterval(runInBackground, opts.intervalMs ?? DAILY_MS).unref()];
+      stopTimers(u);
+      const run = () => runInBackground(u);
+      u.timers = [setTimeout(run, opts.firstDelayMs).unref(), setInterval(run, opts.intervalMs ?? DAILY_MS).unref()];
     },
-    stop(): void {
-      for (const t of timers) clearTimeout(t);
-      timers = [];
-    },
+    stop: () => stopTimers(u),
   };
 }
 
