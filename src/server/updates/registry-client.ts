@@ -60,124 +60,151 @@ export interface RegistryClientOptions {
   timeoutMs?: number;
 }
 
+/** How the client reaches registries: its fetch (with the time-out) and the configured account. */
+interface Client {
+  call: (url: string, init: RequestInit) => Promise<Response>;
+  credentials: () => RegistryCredentials | null;
+}
+
+async function bearerToken(c: Client, params: Record<string, string>, ref: Repo, creds: RegistryCredentials | null): Promise<string | null> {
+  if (!params.realm) return null;
+  const url = new URL(params.realm);
+  if (params.service) url.searchParams.set('service', params.service);
+  url.searchParams.set('scope', params.scope ?? `repository:${ref.repository}:pull`);
+  const res = await c.call(url.toString(), { headers: creds ? { authorization: basic(creds) } : {} });
+  if (!res.ok) {
+    await res.body?.cancel();
+    return null;
+  }
+  const body = (await res.json()) as { token?: string; access_token?: string };
+  return body.token ?? body.access_token ?? null;
+}
+
+/** The authorization header the challenge asks for; null when it cannot be met. */
+async function answer(c: Client, challenge: string | null, ref: Repo, creds: RegistryCredentials | null): Promise<string | null> {
+  const ch = parseChallenge(challenge);
+  if (ch?.scheme === 'bearer') {
+    const token = await bearerToken(c, ch.params, ref, creds);
+    return token ? `Bearer ${token}` : null;
+  }
+  if (ch?.scheme === 'basic' && creds) return basic(creds);
+  return null;
+}
+
+/** The account, only when it belongs to this registry. */
+function credsFor(c: Client, ref: Repo): RegistryCredentials | null {
+  const stored = c.credentials();
+  return stored && stored.host === ref.registry ? stored : null;
+}
+
+const apiBase = (ref: Repo) => `${isLoopback(ref.registry) ? 'http' : 'https'}://${apiHost(ref.registry)}/v2/${ref.repository}`;
+
+/**
+ * Sends the request (with `known` authorization when there is one); on a 401 answers the
+ * challenge and sends it once more. `authorization` is what the next request can reuse.
+ */
+async function authorized(
+  c: Client,
+  ref: Repo,
+  creds: RegistryCredentials | null,
+  send: (authorization?: string) => Promise<Response>,
+  known?: string,
+): Promise<{ res: Response; authorization: string | undefined } | { res: null; reason: string }> {
+  const res = await send(known);
+  if (res.status !== 401) return { res, authorization: known };
+  await res.body?.cancel();
+  const authorization = await answer(c, res.headers.get('www-authenticate'), ref, creds);
+  if (!authorization) return { res: null, reason: `${ref.registry} wants credentials${creds ? ' that it refused' : ''}` };
+  return { res: await send(authorization), authorization };
+}
+
+async function remoteDigest(c: Client, ref: ImageRef): Promise<RemoteDigest> {
+  const creds = credsFor(c, ref);
+  const url = `${apiBase(ref)}/manifests/${encodeURIComponent(ref.tag)}`;
+  const head = (authorization?: string) => c.call(url, { method: 'HEAD', headers: { accept: MANIFEST_ACCEPT, ...(authorization ? { authorization } : {}) } });
+  try {
+    const a = await authorized(c, ref, creds, head);
+    if (!a.res) return { ok: false, reason: a.reason };
+    const res = a.res;
+    const digest = res.headers.get('docker-content-digest');
+    if (!res.ok) return { ok: false, reason: `${ref.registry} answered ${res.status}` };
+    if (!digest) return { ok: false, reason: `${ref.registry} sent no Docker-Content-Digest` };
+    return { ok: true, digest };
+  } catch (err) {
+    return { ok: false, reason: `${registryName(ref)} not reachable: ${errorMessage(err)}` };
+  }
+}
+
+/** One page of tags read into `tags`: the next page's URL (null on the last), or why the list cannot be had. */
+async function tagPage(
+  c: Client,
+  ref: Repo,
+  creds: RegistryCredentials | null,
+  page: { url: string; authorization: string | undefined; tags: Set<string> },
+): Promise<{ ok: true; next: string | null; authorization: string | undefined } | { ok: false; reason: string }> {
+  const get = (auth?: string) => c.call(page.url, { headers: { accept: 'application/json', ...(auth ? { authorization: auth } : {}) } });
+  const a = await authorized(c, ref, creds, get, page.authorization);
+  if (!a.res) return { ok: false, reason: a.reason };
+  const res = a.res;
+  if (!res.ok) {
+    await res.body?.cancel();
+    if (res.status === 401) return { ok: false, reason: `${ref.registry} wants credentials${creds ? ' that it refused' : ''}` };
+    if (res.status === 404) return { ok: false, reason: `${registryName(ref)} has no repository ${ref.repository}` };
+    return { ok: false, reason: `${ref.registry} answered ${res.status}` };
+  }
+  const body = (await res.json().catch(() => null)) as { tags?: unknown } | null;
+  if (!body || (body.tags != null && !Array.isArray(body.tags))) return { ok: false, reason: `${ref.registry} sent no tag list` };
+  for (const t of (body.tags as unknown[] | null | undefined) ?? []) if (typeof t === 'string') page.tags.add(t);
+  return { ok: true, next: nextLink(res.headers.get('link'), page.url), authorization: a.authorization };
+}
+
+/**
+ * The tags of a repository (`GET /v2/<repo>/tags/list`), following `Link: rel="next"` pages
+ * on the same origin up to `max` tags. `pageSize` asks for pages of that size (`?n=`); without
+ * it the registry picks (distribution 2.x sends everything, others page on their own).
+ */
+async function listTags(c: Client, ref: Repo, o: { max?: number; pageSize?: number } = {}): Promise<RemoteTags> {
+  const max = o.max ?? MAX_TAGS;
+  const creds = credsFor(c, ref);
+  const first = new URL(`${apiBase(ref)}/tags/list`);
+  if (o.pageSize) first.searchParams.set('n', String(o.pageSize));
+  const tags = new Set<string>();
+  let url: string | null = first.toString();
+  let authorization: string | undefined;
+  let pages = 0;
+  let more = false;
+  try {
+    while (url && tags.size < max) {
+      if (++pages > MAX_PAGES) return { ok: true, tags: [...tags].slice(0, max), truncated: true };
+      const p = await tagPage(c, ref, creds, { url, authorization, tags });
+      if (!p.ok) return p;
+      authorization = p.authorization;
+      more = p.next !== null;
+      // The authorization belongs to this registry: never send it to a host a Link points elsewhere.
+      url = p.next && new URL(p.next).origin === first.origin ? p.next : null;
+    }
+    return { ok: true, tags: [...tags].slice(0, max), truncated: tags.size > max || more };
+  } catch (err) {
+    return { ok: false, reason: `${registryName(ref)} not reachable: ${errorMessage(err)}` };
+  }
+}
+
 /** Asks a registry for the digest of a tag (HTTP HEAD on the manifest), answering its auth challenge. */
 export function createRegistryClient(opts: RegistryClientOptions) {
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const call = (url: string, init: RequestInit) => doFetch(url, { ...init, redirect: 'follow', signal: AbortSignal.timeout(timeoutMs) });
-
-  async function bearerToken(params: Record<string, string>, ref: Repo, creds: RegistryCredentials | null): Promise<string | null> {
-    if (!params.realm) return null;
-    const url = new URL(params.realm);
-    if (params.service) url.searchParams.set('service', params.service);
-    url.searchParams.set('scope', params.scope ?? `repository:${ref.repository}:pull`);
-    const res = await call(url.toString(), { headers: creds ? { authorization: basic(creds) } : {} });
-    if (!res.ok) {
-      await res.body?.cancel();
-      return null;
-    }
-    const body = (await res.json()) as { token?: string; access_token?: string };
-    return body.token ?? body.access_token ?? null;
-  }
-
-  /** The authorization header the challenge asks for; null when it cannot be met. */
-  async function answer(challenge: string | null, ref: Repo, creds: RegistryCredentials | null): Promise<string | null> {
-    const c = parseChallenge(challenge);
-    if (c?.scheme === 'bearer') {
-      const token = await bearerToken(c.params, ref, creds);
-      return token ? `Bearer ${token}` : null;
-    }
-    if (c?.scheme === 'basic' && creds) return basic(creds);
-    return null;
-  }
-
-  /** The account, only when it belongs to this registry. */
-  function credsFor(ref: Repo): RegistryCredentials | null {
-    const stored = opts.credentials();
-    return stored && stored.host === ref.registry ? stored : null;
-  }
-
-  const apiBase = (ref: Repo) => `${isLoopback(ref.registry) ? 'http' : 'https'}://${apiHost(ref.registry)}/v2/${ref.repository}`;
-
-  /**
-   * Sends the request (with `known` authorization when there is one); on a 401 answers the
-   * challenge and sends it once more. `authorization` is what the next request can reuse.
-   */
-  async function authorized(
-    ref: Repo,
-    creds: RegistryCredentials | null,
-    send: (authorization?: string) => Promise<Response>,
-    known?: string,
-  ): Promise<{ res: Response; authorization: string | undefined } | { res: null; reason: string }> {
-    const res = await send(known);
-    if (res.status !== 401) return { res, authorization: known };
-    await res.body?.cancel();
-    const authorization = await answer(res.headers.get('www-authenticate'), ref, creds);
-    if (!authorization) return { res: null, reason: `${ref.registry} wants credentials${creds ? ' that it refused' : ''}` };
-    return { res: await send(authorization), authorization };
-  }
-
+  const c: Client = {
+    call: (url, init) => doFetch(url, { ...init, redirect: 'follow', signal: AbortSignal.timeout(timeoutMs) }),
+    credentials: () => opts.credentials(),
+  };
   return {
-    async remoteDigest(ref: ImageRef): Promise<RemoteDigest> {
-      const creds = credsFor(ref);
-      const url = `${apiBase(ref)}/manifests/${encodeURIComponent(ref.tag)}`;
-      const head = (authorization?: string) => call(url, { method: 'HEAD', headers: { accept: MANIFEST_ACCEPT, ...(authorization ? { authorization } : {}) } });
-      try {
-        const a = await authorized(ref, creds, head);
-        if (!a.res) return { ok: false, reason: a.reason };
-        const res = a.res;
-        const digest = res.headers.get('docker-content-digest');
-        if (!res.ok) return { ok: false, reason: `${ref.registry} answered ${res.status}` };
-        if (!digest) return { ok: false, reason: `${ref.registry} sent no Docker-Content-Digest` };
-        return { ok: true, digest };
-      } catch (err) {
-        return { ok: false, reason: `${registryName(ref)} not reachable: ${errorMessage(err)}` };
-      }
-    },
-
+    remoteDigest: (ref: ImageRef): Promise<RemoteDigest> => remoteDigest(c, ref),
     /**
      * The tags of a repository (`GET /v2/<repo>/tags/list`), following `Link: rel="next"` pages
      * on the same origin up to `max` tags. `pageSize` asks for pages of that size (`?n=`); without
      * it the registry picks (distribution 2.x sends everything, others page on their own).
      */
-    async listTags(ref: Repo, o: { max?: number; pageSize?: number } = {}): Promise<RemoteTags> {
-      const max = o.max ?? MAX_TAGS;
-      const creds = credsFor(ref);
-      const first = new URL(`${apiBase(ref)}/tags/list`);
-      if (o.pageSize) first.searchParams.set('n', String(o.pageSize));
-      const tags = new Set<string>();
-      let url: string | null = first.toString();
-      let authorization: string | undefined;
-      let pages = 0;
-      let more = false;
-      try {
-        while (url && tags.size < max) {
-          if (++pages > MAX_PAGES) return { ok: true, tags: [...tags].slice(0, max), truncated: true };
-          const page: string = url;
-          const get = (auth?: string) => call(page, { headers: { accept: 'application/json', ...(auth ? { authorization: auth } : {}) } });
-          const a = await authorized(ref, creds, get, authorization);
-          if (!a.res) return { ok: false, reason: a.reason };
-          authorization = a.authorization;
-          const res = a.res;
-          if (!res.ok) {
-            await res.body?.cancel();
-            if (res.status === 401) return { ok: false, reason: `${ref.registry} wants credentials${creds ? ' that it refused' : ''}` };
-            if (res.status === 404) return { ok: false, reason: `${registryName(ref)} has no repository ${ref.repository}` };
-            return { ok: false, reason: `${ref.registry} answered ${res.status}` };
-          }
-          const body = (await res.json().catch(() => null)) as { tags?: unknown } | null;
-          if (!body || (body.tags != null && !Array.isArray(body.tags))) return { ok: false, reason: `${ref.registry} sent no tag list` };
-          for (const t of (body.tags as unknown[] | null | undefined) ?? []) if (typeof t === 'string') tags.add(t);
-          const next = nextLink(res.headers.get('link'), page);
-          more = next !== null;
-          // The authorization belongs to this registry: never send it to a host a Link points elsewhere.
-          url = next && new URL(next).origin === first.origin ? next : null;
-        }
-        return { ok: true, tags: [...tags].slice(0, max), truncated: tags.size > max || more };
-      } catch (err) {
-        return { ok: false, reason: `${registryName(ref)} not reachable: ${errorMessage(err)}` };
-      }
-    },
+    listTags: (ref: Repo, o?: { max?: number; pageSize?: number }): Promise<RemoteTags> => listTags(c, ref, o),
   };
 }
 
