@@ -49,114 +49,135 @@ function describe(e: ContainerEvent, stack: string): string {
   return `The container ${e.name} of the app ${stack} stopped (${why}) without Kade stopping it.`;
 }
 
+/** The watch's state: the decisions under way per container, the stream and the reconnect loop. */
+interface Watch {
+  d: ContainerWatchDeps;
+  graceMs: number;
+  firstMs: number;
+  maxMs: number;
+  chains: Map<string, Promise<void>>;
+  stopped: boolean;
+  current: ContainerEventStream | null;
+  wakeSleep: (() => void) | null;
+  loop: Promise<void> | null;
+}
+
+const sleep = (w: Watch, ms: number) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    w.wakeSleep = () => {
+      clearTimeout(t);
+      resolve();
+    };
+  });
+
+/** Events of one container are decided in order; containers side by side. */
+function enqueue(w: Watch, id: string, work: () => Promise<void>): void {
+  const next = (w.chains.get(id) ?? Promise.resolve())
+    .then(work)
+    .catch((err: unknown) => w.d.logger.warn({ err: errorMessage(err) }, 'container event not handled'));
+  w.chains.set(id, next);
+  void next.finally(() => w.chains.get(id) === next && w.chains.delete(id));
+}
+
+function handle(w: Watch, e: ContainerEvent): void {
+  const { d } = w;
+  const project = e.labels[COMPOSE_PROJECT_LABEL];
+  const stack = project ? d.stackOfProject(project) : null;
+  if (!stack) {
+    d.cursor.set(e.timeNano);
+    return;
+  }
+  const atMs = Number(BigInt(e.timeNano) / 1_000_000n);
+  if (e.action === 'start') {
+    enqueue(w, e.id, async () => {
+      d.emit({ kind: 'container_stopped', subject: e.name, message: `The container ${e.name} of the app ${stack} runs again.`, state: 'off' });
+      d.cursor.set(e.timeNano);
+    });
+    return;
+  }
+  const busyAtOnce = d.expected(stack, e.name, atMs);
+  enqueue(w, e.id, async () => {
+    await new Promise((r) => setTimeout(r, w.graceMs));
+    if (!busyAtOnce && !d.expected(stack, e.name, atMs)) d.emit({ kind: 'container_stopped', subject: e.name, message: describe(e, stack), state: 'on' });
+    d.cursor.set(e.timeNano);
+  });
+}
+
+function since(d: ContainerWatchDeps): string {
+  const now = BigInt(d.clock().getTime()) * 1_000_000n;
+  const stored = d.cursor.get();
+  const from = stored && /^\d+$/.test(stored) ? BigInt(stored) : now;
+  return (from < now - MAX_REPLAY_NS ? now - MAX_REPLAY_NS : from).toString();
+}
+
+/** The stream opened from the cursor (and the event the cursor names); null when stopped while connecting. */
+async function connect(w: Watch): Promise<{ stream: ContainerEventStream; handled: string | null } | null> {
+  const from = since(w.d);
+  const handled = w.d.cursor.get();
+  const stream = await w.d.engine.containerEvents({ actions: ACTIONS, since: sinceOf(from) });
+  w.current = stream;
+  // Stopped while connecting: nothing else closes this stream, and an open one keeps stop() and the process waiting.
+  if (w.stopped) {
+    stream.close();
+    return null;
+  }
+  return { stream, handled };
+}
+
+/** The stream's events handled until it ends or the watch stops. */
+async function drain(w: Watch, stream: ContainerEventStream, handled: string | null): Promise<void> {
+  for await (const e of stream.events) {
+    if (w.stopped) break;
+    // The engine's `since` is inclusive: the event the cursor names was handled already.
+    if (handled !== null && /^\d+$/.test(handled) && BigInt(e.timeNano) <= BigInt(handled)) continue;
+    if (STOPS.includes(e.action) || e.action === 'start') handle(w, e);
+  }
+}
+
+async function run(w: Watch): Promise<void> {
+  let delay = w.firstMs;
+  let failures = 0;
+  while (!w.stopped) {
+    try {
+      const c = await connect(w);
+      if (!c) break;
+      if (failures > 0) w.d.logger.info('engine event stream connected again');
+      delay = w.firstMs;
+      failures = 0;
+      await drain(w, c.stream, c.handled);
+      if (!w.stopped) w.d.logger.warn('engine event stream ended; reconnecting');
+    } catch (err) {
+      failures += 1;
+      if (!w.stopped && failures === 1) w.d.logger.warn({ err: errorMessage(err) }, 'engine event stream not available; retrying');
+    }
+    w.current = null;
+    if (w.stopped) break;
+    await sleep(w, delay);
+    delay = Math.min(delay * 2, w.maxMs);
+  }
+}
+
 export function createContainerWatch(d: ContainerWatchDeps) {
-  const graceMs = d.graceMs ?? 2_000;
   const { firstMs, maxMs } = d.backoff ?? { firstMs: 1_000, maxMs: 30_000 };
-  const chains = new Map<string, Promise<void>>();
-  let stopped = true;
-  let current: ContainerEventStream | null = null;
-  let wakeSleep: (() => void) | null = null;
-  let loop: Promise<void> | null = null;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      wakeSleep = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-
-  /** Events of one container are decided in order; containers side by side. */
-  function enqueue(id: string, work: () => Promise<void>): void {
-    const next = (chains.get(id) ?? Promise.resolve())
-      .then(work)
-      .catch((err: unknown) => d.logger.warn({ err: errorMessage(err) }, 'container event not handled'));
-    chains.set(id, next);
-    void next.finally(() => chains.get(id) === next && chains.delete(id));
-  }
-
-  function handle(e: ContainerEvent): void {
-    const project = e.labels[COMPOSE_PROJECT_LABEL];
-    const stack = project ? d.stackOfProject(project) : null;
-    if (!stack) {
-      d.cursor.set(e.timeNano);
-      return;
-    }
-    const atMs = Number(BigInt(e.timeNano) / 1_000_000n);
-    if (e.action === 'start') {
-      enqueue(e.id, async () => {
-        d.emit({ kind: 'container_stopped', subject: e.name, message: `The container ${e.name} of the app ${stack} runs again.`, state: 'off' });
-        d.cursor.set(e.timeNano);
-      });
-      return;
-    }
-    const busyAtOnce = d.expected(stack, e.name, atMs);
-    enqueue(e.id, async () => {
-      await new Promise((r) => setTimeout(r, graceMs));
-      if (!busyAtOnce && !d.expected(stack, e.name, atMs)) d.emit({ kind: 'container_stopped', subject: e.name, message: describe(e, stack), state: 'on' });
-      d.cursor.set(e.timeNano);
-    });
-  }
-
-  function since(): string {
-    const now = BigInt(d.clock().getTime()) * 1_000_000n;
-    const stored = d.cursor.get();
-    const from = stored && /^\d+$/.test(stored) ? BigInt(stored) : now;
-    return (from < now - MAX_REPLAY_NS ? now - MAX_REPLAY_NS : from).toString();
-  }
-
-  async function run(): Promise<void> {
-    let delay = firstMs;
-    let failures = 0;
-    while (!stopped) {
-      try {
-        const from = since();
-        const handled = d.cursor.get();
-        current = await d.engine.containerEvents({ actions: ACTIONS, since: sinceOf(from) });
-        // Stopped while connecting: nothing else closes this stream, and an open one keeps stop() and the process waiting.
-        if (stopped) {
-          current.close();
-          break;
-        }
-        if (failures > 0) d.logger.info('engine event stream connected again');
-        delay = firstMs;
-        failures = 0;
-        for await (const e of current.events) {
-          if (stopped) break;
-          // The engine's `since` is inclusive: the event the cursor names was handled already.
-          if (handled !== null && /^\d+$/.test(handled) && BigInt(e.timeNano) <= BigInt(handled)) continue;
-          if (STOPS.includes(e.action) || e.action === 'start') handle(e);
-        }
-        if (!stopped) d.logger.warn('engine event stream ended; reconnecting');
-      } catch (err) {
-        failures += 1;
-        if (!stopped && failures === 1) d.logger.warn({ err: errorMessage(err) }, 'engine event stream not available; retrying');
-      }
-      current = null;
-      if (stopped) break;
-      await sleep(delay);
-      delay = Math.min(delay * 2, maxMs);
-    }
-  }
-
+  const w: Watch = { d, graceMs: d.graceMs ?? 2_000, firstMs, maxMs, chains: new Map(), stopped: true, current: null, wakeSleep: null, loop: null };
   return {
     start(): void {
-      if (!stopped) return;
-      stopped = false;
-      loop = run();
+      if (!w.stopped) return;
+      w.stopped = false;
+      w.loop = run(w);
     },
     /** Ends the stream and the reconnects; waits for decisions under way. */
     async stop(): Promise<void> {
-      stopped = true;
-      current?.close();
-      wakeSleep?.();
-      await loop;
-      await Promise.allSettled([...chains.values()]);
+      w.stopped = true;
+      w.current?.close();
+      w.wakeSleep?.();
+      await w.loop;
+      await Promise.allSettled([...w.chains.values()]);
     },
     /** Waits for decisions under way (tests). */
     async idle(): Promise<void> {
-      while (chains.size > 0) await Promise.allSettled([...chains.values()]);
+      while (w.chains.size > 0) await Promise.allSettled([...w.chains.values()]);
     },
   };
 }
