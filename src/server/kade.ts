@@ -47,6 +47,7 @@ import { createSelfUpdateEngine } from './self-update/docker.ts';
 import { createSelfUpdate } from './self-update/self-update.service.ts';
 import { createSettingsModule } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
+import { createAppIndex } from './stacks/app-index.ts';
 import { stackNames } from './stacks/read/listing.ts';
 import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
 import { createImageTags } from './updates/image-tags.ts';
@@ -146,6 +147,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const probe = cachedProbe(createHostProbe({ engine, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
+  // What other modules ask of the installed apps, read from their folders alone (`.svc.json`, adopted apps' links).
+  const apps = createAppIndex({ libraryDir: folders.LIBRARY_DIR, stateDir: config.stateDir });
   // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
   let stacksRef: StacksService | null = null;
   let backupsRef: BackupsModule | null = null;
@@ -209,7 +212,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   stacksRef = stacks;
   const backups = createBackupsModule({
-    stacks: backupStacks(stacks, engine),
+    stacks: backupStacks(stacks.forBackups, engine),
     archive: archiveIO,
     settings,
     paths: folders,
@@ -238,16 +241,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   });
   const paths = createPathMove({
     settings,
-    store: stacks.store,
-    storeFor: stacks.storeFor,
+    ...stacks.forPathMove,
     stateDir: config.stateDir,
     engine,
-    gate: stacks.gate,
-    gateFor: stacks.gateFor,
     jobs,
     events,
-    upProject: stacks.upProject,
-    downProject: stacks.downProject,
     restart: () => opts.restart?.(),
   });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
@@ -264,9 +262,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   const updates = createUpdatesService({
     stackUpdates,
-    project: stacks.project,
+    ...stacks.forUpdates,
     jobs,
-    compose: stacks.gate.compose,
     engine,
     events,
     credentials: () => registryCredentials(settings),
@@ -279,7 +276,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   notifications.start();
   if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
   const wizard = createWizardService({ settings, catalogue, events });
-  const containers = createContainersService({ store: stacks.store, engine, events, ownContainerId });
+  const containers = createContainersService({ store: apps, engine, events, ownContainerId });
   const host = createHostService({ engine, probe });
   const doctor = createDoctor({
     engine,

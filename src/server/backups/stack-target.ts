@@ -1,27 +1,22 @@
 /** The apps as the backup service sees them: folders, compose projects and their databases (dumps.ts). */
 import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
-import { parseEnv } from '../stacks/store/env-file.ts';
-import type { StacksService } from '../stacks/stacks.service.ts';
+import type { AppsForBackups } from '../stacks/stacks-core.ts';
 import type { BackupStacks, DatabaseTarget } from './backups.service.ts';
 import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers } from './dumps.ts';
 
 /** SPEC Limits: a restored database gets this long to answer twice before its dump is loaded. */
 const ANSWER_TIMEOUT_MS = 180_000;
 
-export function backupStacks(stacks: StacksService, engine: Engine): BackupStacks {
+/** The backups' view of the apps: the stacks' port (stacks/stacks-core.ts) and each app's databases on the engine. */
+export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks {
   return {
-    locate(name) {
-      const loc = stacks.store.locate(name);
-      return { dir: loc.dir, adopted: loc.adopted, libraryPath: loc.path, project: loc.composeFile ? stacks.store.project(loc) : null };
-    },
+    locate: (name) => apps.locate(name),
     async databases(name): Promise<DatabaseTarget[]> {
-      const { store } = stacks;
-      const loc = store.locate(name);
-      if (!loc.composeFile) return [];
-      const meta = store.meta(loc);
-      const specs = findDatabases(store.composeDoc(loc), parseEnv(store.envText(loc)), meta, loc.adopted ? null : stacks.templateOf(name));
+      const sources = apps.databaseSources(name);
+      if (!sources) return [];
+      const specs = findDatabases(sources.compose, sources.env, sources.meta, sources.template);
       if (specs.length === 0) return [];
-      const project = store.project(loc).name;
+      const { project } = sources;
       const running: Record<string, string> = {};
       for (const c of await engine.listContainers({ project })) {
         const service = c.labels[COMPOSE_SERVICE_LABEL];
@@ -41,10 +36,10 @@ export function backupStacks(stacks: StacksService, engine: Engine): BackupStack
         };
       });
     },
-    up: (p, ctx, actor) => stacks.upProject(p, ctx, actor),
-    stop: (p, ctx, actor) => stacks.stopProject(p, ctx, actor),
-    down: (p, ctx, actor) => stacks.downProject(p, ctx, actor),
-    swap: stacks.store.swap,
-    judge: (actor, name, files, confirm) => stacks.judgeFiles(actor, name, files, confirm),
+    up: (p, ctx, actor) => apps.up(p, ctx, actor),
+    stop: (p, ctx, actor) => apps.stop(p, ctx, actor),
+    down: (p, ctx, actor) => apps.down(p, ctx, actor),
+    swap: apps.swap,
+    judge: (actor, name, files, confirm) => apps.judge(actor, name, files, confirm),
   };
 }

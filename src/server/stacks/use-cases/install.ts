@@ -1,9 +1,24 @@
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { JobT } from '../../../shared/api.ts';
 import { englishText, type FieldValue, type TemplateFileT } from '../../../shared/template.ts';
 import { categoriesOf } from '../../catalogue/derive-categories.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Actor } from '../../core/events.ts';
+import { failpoint } from '../../core/failpoint.ts';
+import type { JobContext } from '../../jobs/jobs.service.ts';
+import type { SubnetPool } from '../../networks/subnet-pool.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../../templates/values.ts';
-import { type EnvDialect, mergeEnv } from '../store/env-file.ts';
+import { stringifyCompose } from '../../templates/yaml-out.ts';
+import { enforceCompose, pathFieldOf } from '../policy/bind-policy.ts';
+import { enforceComposePolicy } from '../policy/compose-policy.ts';
+import { appDataValues } from '../store/app-data.ts';
+import { type EnvDialect, mergeEnv, parseEnv } from '../store/env-file.ts';
+import { checkName } from '../store/stack-dir.ts';
 import type { StackMetaT } from '../store/stack-files.ts';
+import { applySubnets, projectNetworks } from './choices.ts';
+import type { StackContext } from './stack-context.ts';
 
 export interface PreparedInstall {
   name: string;
@@ -77,3 +92,95 @@ export const installFiles = (p: PreparedInstall, dialect: EnvDialect): { compose
   env: mergeEnv('', p.render.env, new Set(), dialect),
   meta: `${JSON.stringify(p.meta, null, 2)}\n`,
 });
+
+/** What an install asks for: the app of a repo, its name and the form's values. */
+export interface InstallRequest {
+  repo: string;
+  app: string;
+  name: string;
+  values: Record<string, FieldValue>;
+  confirm_outside_paths?: string[] | undefined;
+}
+
+const nameTaken = (name: string, field: boolean) =>
+  new AppError('name_taken', `an app named '${name}' exists already`, { params: { name }, ...(field ? { fields: ['name'] } : {}) });
+
+/** Each network of the app's compose project gets a block of Kade's own pool (subnet-pool.ts), kept in `.svc.json`. */
+async function planSubnets(subnets: SubnetPool | undefined, name: string, prepared: PreparedInstall): Promise<PreparedInstall> {
+  if (!subnets) return prepared;
+  const doc = parse(prepared.render.compose) as Record<string, unknown>;
+  const wanted = projectNetworks(doc);
+  if (wanted.length === 0) return prepared;
+  subnets.release(name);
+  const planned = await subnets.allocate(name, wanted);
+  applySubnets(doc, planned);
+  return { ...prepared, render: { ...prepared.render, compose: stringifyCompose(doc) }, meta: { ...prepared.meta, subnets: planned } };
+}
+
+/** The template loaded and rendered with the form's values, and judged as the actor before any job starts. */
+function prepareJudged(c: StackContext, actor: Actor, req: InstallRequest): PreparedInstall {
+  checkName(req.name);
+  if (c.store.taken(req.name)) throw nameTaken(req.name, true);
+  const loaded = c.catalogue.loadApp(req.repo, req.app);
+  const prepared = prepareInstall({
+    name: req.name,
+    source: { repo: req.repo, app: req.app, commit: loaded.repo.commit },
+    template: loaded.template,
+    compose: loaded.compose,
+    values: appDataValues(loaded.template, req.values, { dataDir: c.prefill.dataDir, name: req.name }),
+    prefill: c.prefill,
+    timezone: c.timezone(),
+    now: c.clock(),
+  });
+  enforceComposePolicy(actor, prepared.render.compose, { env: prepared.render.env, allow: c.allowPrivileged() });
+  enforceCompose(prepared.render.compose, prepared.render.env, { app: req.name, stackDir: join(c.binds.libraryDir, req.name) }, c.binds, {
+    actor,
+    confirm: req.confirm_outside_paths,
+    events: c.events,
+    fieldOf: pathFieldOf(loaded.template, prepared.values),
+  });
+  return prepared;
+}
+
+/** The install job's work: the folder written and sealed, the files validated, the containers started. */
+async function installJob(c: StackContext, subnets: SubnetPool | undefined, actor: Actor, req: InstallRequest, prepared: PreparedInstall, ctx: JobContext) {
+  for (const s of prepared.secrets) ctx.mask(s);
+  ctx.log(`installing ${req.repo}/${req.app} as '${req.name}'`);
+  if (c.store.taken(req.name)) throw nameTaken(req.name, false);
+  const detail = { repo: req.repo, app: req.app };
+  try {
+    const withSubnets = await planSubnets(subnets, req.name, prepared);
+    const planned = Object.entries(withSubnets.meta.subnets ?? {});
+    if (planned.length > 0) ctx.log(`networks of the app: ${planned.map(([n, s]) => `${n} ${s}`).join(', ')}`);
+    // Written into a temp folder, renamed into place and sealed as this user's (judged above).
+    const loc = c.store.create(req.name, installFiles(withSubnets, await c.compose.variant()), actor);
+    ctx.log(`wrote ${loc.dir}`);
+    const p = c.store.project(loc);
+    failpoint('install.folder');
+    ctx.progress(0.2);
+    await c.compose.validate(p, { actor });
+    await c.up(p, ctx, actor);
+    c.events.emit({ type: 'stack.installed', actor, source: 'store', target: req.name, status: 'ok', detail });
+  } catch (err) {
+    c.events.emit({ type: 'stack.installed', actor, source: 'store', target: req.name, status: 'failed', detail });
+    throw err;
+  }
+}
+
+/** Install an app of a repo under a name (POST /api/stacks): judged before the job, written and started inside it. */
+export function createInstall(c: StackContext, o: { subnets?: SubnetPool | undefined }) {
+  return function install(actor: Actor, req: InstallRequest): JobT {
+    const prepared = prepareJudged(c, actor, req);
+    return c.jobs.start({ kind: 'stack.install', stack: req.name, actor }, (ctx) => installJob(c, o.subnets, actor, req, prepared, ctx));
+  };
+}
+
+/**
+ * The policies of an install on an app's files that come from elsewhere (a backup being restored), judged as the
+ * actor: an old archive brings back no power or host folder the actor could not install today.
+ */
+export function judgeFiles(c: StackContext, actor: Actor, name: string, files: { compose: string; env: string }, confirm?: readonly string[]): void {
+  const env = parseEnv(files.env);
+  enforceComposePolicy(actor, files.compose, { env, allow: c.allowPrivileged() });
+  enforceCompose(files.compose, env, { app: name, stackDir: join(c.binds.libraryDir, name) }, c.binds, { actor, confirm, events: c.events });
+}
