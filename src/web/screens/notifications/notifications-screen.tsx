@@ -1,161 +1,20 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../../api.ts';
-import { ErrorMessage, errorText } from '../../components/error-message.tsx';
-import { messagesByField, type SchemaIssue, valueAt } from '../../forms/field-messages.ts';
-import { useSchemaIssues } from '../../forms/use-schema-issues.ts';
+import { ErrorMessage } from '../../components/error-message.tsx';
 import { t } from '../../i18n.ts';
 import { ChannelCard } from './channel-card.tsx';
-import {
-  getNotifications,
-  type NotificationsT,
-  type NotificationsUpdateT,
-  saveNotifications,
-  type TestResultT,
-  testNotifications,
-} from './notifications-api.ts';
-import {
-  CHANNEL_KINDS,
-  type ChannelDraft,
-  fieldsByChannel,
-  KINDS,
-  type NotifyForm,
-  newChannel,
-  removeChannel,
-  toForm,
-  toggleRule,
-  toUpdate,
-} from './notifications-model.ts';
+import { CHANNEL_KINDS, KINDS, removeChannel, toggleRule } from './notifications-model.ts';
 import { RulesMatrix } from './rules-matrix.tsx';
-import { SaveBar, type SaveState } from './save-bar.tsx';
+import { SaveBar } from './save-bar.tsx';
+import { fieldProblems, useNotifications } from './use-notifications.ts';
 import './notifications.css';
 
-/** A refusal, with the fields it names sorted to the channel they belong to (by id, so later edits do not shift them). */
-interface Refusal {
-  error: unknown;
-  byChannel: Map<string, { index: number; fields: string[] }>;
-  other: string[];
-}
-
-function toRefusal(error: unknown, sent: NotificationsUpdateT): Refusal {
-  const { channels, other } = fieldsByChannel(error instanceof ApiError ? error.fields : []);
-  const byChannel = new Map<string, { index: number; fields: string[] }>();
-  for (const [index, fields] of channels) {
-    const id = sent.channels[index]?.id;
-    if (id) byChannel.set(id, { index, fields });
-  }
-  return { error, byChannel, other };
-}
-
-/** Kade's own sentence for a channel's field where the schema's general one says too little. */
-function ownSentence(path: string, value: unknown): string | null {
-  const empty = typeof value !== 'string' || value.trim() === '';
-  if (path.endsWith('.url')) return empty ? t('field.required') : t('check.http_url');
-  if (path.endsWith('.smtp.port')) return t('field.port', { min: 1, max: 65535 });
-  if (path.endsWith('.smtp.from')) return empty ? t('field.required') : t('field.email');
-  if (path.endsWith('.smtp.to')) return empty ? t('field.required') : t('check.emails');
-  return null;
-}
-
-/**
- * What is wrong with each field of the body (`channels.0.url`), in Kade's words. An empty field is only said to be
- * required once the user tried to save or test (`tried`); `all` says it anyway (for a refusal that names it).
- */
-function liveMessages(body: NotificationsUpdateT, issues: readonly SchemaIssue[], tried: boolean): Record<string, string> {
-  const all = messagesByField(issues, (path) => ownSentence(path, valueAt(body, path)));
-  if (tried) return all;
-  return Object.fromEntries(Object.entries(all).filter(([path]) => String(valueAt(body, path) ?? '').trim() !== ''));
-}
+type Notify = ReturnType<typeof useNotifications>;
 
 /** Where messages go: the channels with their test and history, and which kinds each receives. Admins only. */
 export function NotificationsScreen() {
-  const [view, setView] = useState<NotificationsT | null>(null);
-  const [form, setForm] = useState<NotifyForm | null>(null);
-  const [loadError, setLoadError] = useState<unknown>(null);
-  const [state, setState] = useState<SaveState>({ kind: 'idle' });
-  const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const [results, setResults] = useState<Map<string, TestResultT>>(new Map());
-  const [dirty, setDirty] = useState(false);
-  const [focusId, setFocusId] = useState<string | null>(null);
-  // Whether a save or test was tried: from then on an empty required field is said to be one.
-  const [tried, setTried] = useState(false);
-  const body = form ? toUpdate(form) : null;
-  const issues = useSchemaIssues('notifications', body);
-
-  const load = (v: NotificationsT) => {
-    setView(v);
-    setForm(toForm(v));
-    setDirty(false);
-  };
-
-  useEffect(() => {
-    getNotifications().then(load, setLoadError);
-  }, []);
-
-  // A channel just added: its first field gets the focus once it is on screen.
-  useEffect(() => {
-    if (!focusId) return;
-    document.querySelector<HTMLInputElement>(`[data-channel="${focusId}"] .nfy-fields input`)?.focus();
-    setFocusId(null);
-  }, [focusId]);
-
-  // A refusal that names fields: the first of them gets the focus, so its reason is read out and in view.
-  useEffect(() => {
-    if (refusal && refusal.byChannel.size > 0) document.querySelector<HTMLElement>('.nfy-form [aria-invalid="true"]')?.focus();
-  }, [refusal]);
-
-  const edit = (f: (prev: NotifyForm) => NotifyForm) => {
-    setForm((prev) => (prev ? f(prev) : prev));
-    setDirty(true);
-    if (state.kind !== 'busy') setState({ kind: 'idle' });
-  };
-  const patch = (id: string, p: Partial<ChannelDraft>) => {
-    edit((f) => ({ ...f, channels: f.channels.map((c) => (c.id === id ? { ...c, ...p } : c)) }));
-    // A refusal speaks of what was sent: an edited channel shows its own checks again.
-    setRefusal((r) => (r?.byChannel.has(id) ? { ...r, byChannel: new Map([...r.byChannel].filter(([k]) => k !== id)) } : r));
-  };
-  const add = (kind: ChannelDraft['kind']) => {
-    const c = newChannel(kind);
-    edit((f) => ({ ...f, channels: [...f.channels, c] }));
-    setFocusId(c.id);
-  };
-
-  const submit = async (action: 'save' | 'test') => {
-    if (!form || !body || state.kind === 'busy') return;
-    setTried(true);
-    setState({ kind: 'busy', action });
-    try {
-      if (action === 'save') {
-        load(await saveNotifications(body));
-        setState({ kind: 'saved' });
-      } else {
-        const { results: list } = await testNotifications(body);
-        setResults(new Map(list.map((r) => [r.channel, r])));
-        load(await getNotifications());
-        setState({ kind: 'tested', ok: list.filter((r) => r.ok).length, total: list.length });
-      }
-      setRefusal(null);
-    } catch (error) {
-      setRefusal(toRefusal(error, body));
-      setState({ kind: 'refused', error });
-    }
-  };
-
-  const saved = new Set(view?.channels.map((c) => c.id) ?? []);
+  const n = useNotifications();
+  const { view, form, state, edit } = n;
   const kinds: readonly string[] = view?.kinds.length ? view.kinds : KINDS;
-  const live = body ? liveMessages(body, issues, tried) : {};
-  const everything = body ? liveMessages(body, issues, true) : {};
-  // The server's word on a field it named: Kade's own sentence for what the shared rules find, else the refusal's text.
-  const serverSays = (path: string) =>
-    refusal?.error instanceof ApiError && refusal.error.code === 'validation' ? (everything[path] ?? t('check.invalid')) : errorText(refusal?.error);
-  const problemOf = (id: string) => (field: string) => {
-    const index = form?.channels.findIndex((c) => c.id === id) ?? -1;
-    const path = `channels.${index}${field ? `.${field}` : ''}`;
-    const named = refusal?.byChannel.get(id);
-    return live[path] ?? (named?.fields.includes(field) ? serverSays(`channels.${named.index}${field ? `.${field}` : ''}`) : null);
-  };
-  const rulesProblem = refusal?.other.some((f) => f.startsWith('rules')) ? serverSays(refusal.other[0] ?? 'rules') : null;
-  const atFields = refusal !== null && (refusal.byChannel.size > 0 || rulesProblem !== null);
-
+  const { problemOf, rulesProblem, atFields } = fieldProblems(n);
   return (
     <section class="page notifications-page" aria-labelledby="page-title">
       <div class="page-head">
@@ -164,8 +23,8 @@ export function NotificationsScreen() {
         </h1>
       </div>
       <p class="muted nfy-intro">{t('notify.intro')}</p>
-      <ErrorMessage error={loadError} />
-      {!form && !loadError && (
+      <ErrorMessage error={n.loadError} />
+      {!form && !n.loadError && (
         <p class="muted" role="status">
           {t('notify.loading')}
         </p>
@@ -177,42 +36,10 @@ export function NotificationsScreen() {
           aria-busy={state.kind === 'busy'}
           onSubmit={(e) => {
             e.preventDefault();
-            void submit('save');
+            void n.submit('save');
           }}
         >
-          <section class="card nfy-section" aria-labelledby="nfy-channels">
-            <h2 id="nfy-channels" tabIndex={-1}>
-              {t('notify.channels')}
-            </h2>
-            {form.channels.length === 0 ? (
-              <p class="muted nfy-empty">{t('notify.channels_empty')}</p>
-            ) : (
-              <ul class="nfy-channels" aria-label={t('notify.channels')}>
-                {form.channels.map((c) => (
-                  <ChannelCard
-                    key={c.id}
-                    channel={c}
-                    fresh={!saved.has(c.id)}
-                    result={results.get(c.id) ?? null}
-                    onChange={(p) => patch(c.id, p)}
-                    onRemove={() => {
-                      edit((f) => removeChannel(f, c.id));
-                      document.getElementById('nfy-channels')?.focus();
-                    }}
-                    problem={problemOf(c.id)}
-                  />
-                ))}
-              </ul>
-            )}
-            <fieldset class="nfy-add">
-              <legend class="nfy-add-label">{t('notify.add')}</legend>
-              {CHANNEL_KINDS.map((k) => (
-                <button key={k} type="button" class="btn btn-small" aria-label={t(`notify.add_label.${k}`)} onClick={() => add(k)}>
-                  + {t(`notify.channel.${k}`)}
-                </button>
-              ))}
-            </fieldset>
-          </section>
+          <Channels n={n} problemOf={problemOf} />
           <RulesMatrix
             kinds={kinds}
             channels={form.channels}
@@ -221,9 +48,50 @@ export function NotificationsScreen() {
             problem={rulesProblem}
             onToggle={(kind, id, on) => edit((f) => ({ ...f, rules: toggleRule(f.rules, kind, id, on) }))}
           />
-          <SaveBar state={state} dirty={dirty} atFields={atFields} onTest={() => void submit('test')} />
+          <SaveBar state={state} dirty={n.dirty} atFields={atFields} onTest={() => void n.submit('test')} />
         </form>
       )}
+    </section>
+  );
+}
+
+/** The channels, each with its fields, test result and history, and the buttons that add one of each kind. */
+function Channels({ n, problemOf }: { n: Notify; problemOf: (id: string) => (field: string) => string | null }) {
+  const channels = n.form?.channels ?? [];
+  const saved = new Set(n.view?.channels.map((c) => c.id) ?? []);
+  return (
+    <section class="card nfy-section" aria-labelledby="nfy-channels">
+      <h2 id="nfy-channels" tabIndex={-1}>
+        {t('notify.channels')}
+      </h2>
+      {channels.length === 0 ? (
+        <p class="muted nfy-empty">{t('notify.channels_empty')}</p>
+      ) : (
+        <ul class="nfy-channels" aria-label={t('notify.channels')}>
+          {channels.map((c) => (
+            <ChannelCard
+              key={c.id}
+              channel={c}
+              fresh={!saved.has(c.id)}
+              result={n.results.get(c.id) ?? null}
+              onChange={(p) => n.patch(c.id, p)}
+              onRemove={() => {
+                n.edit((f) => removeChannel(f, c.id));
+                document.getElementById('nfy-channels')?.focus();
+              }}
+              problem={problemOf(c.id)}
+            />
+          ))}
+        </ul>
+      )}
+      <fieldset class="nfy-add">
+        <legend class="nfy-add-label">{t('notify.add')}</legend>
+        {CHANNEL_KINDS.map((k) => (
+          <button key={k} type="button" class="btn btn-small" aria-label={t(`notify.add_label.${k}`)} onClick={() => n.add(k)}>
+            + {t(`notify.channel.${k}`)}
+          </button>
+        ))}
+      </fieldset>
     </section>
   );
 }
