@@ -47,8 +47,8 @@ async function waitForHelper(since: string): Promise<SelfUpdateStatusT> {
 
 type Action = 'update' | 'rollback';
 
-/** "Update Kade": the running and newest version, why updating is impossible, the update and rollback with their progress. */
-export function SelfUpdatePanel({ channel }: { channel: string }) {
+/** The panel's state: the status, the update or rollback asked for and its job, then the wait for the helper's result. */
+function useSelfUpdate(channel: string) {
   const [status, setStatus] = useState<SelfUpdateStatusT | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [checking, setChecking] = useState(false);
@@ -91,9 +91,13 @@ export function SelfUpdatePanel({ channel }: { channel: string }) {
       .then(setStatus, setError)
       .finally(() => setPhase('idle'));
   };
+  return { status, error, setError, checking, asking, setAsking, job, phase, busy: phase !== 'idle', load, start, ended };
+}
 
-  const busy = phase !== 'idle';
-  const s = status;
+/** "Update Kade": the running and newest version, why updating is impossible, the update and rollback with their progress. */
+export function SelfUpdatePanel({ channel }: { channel: string }) {
+  const u = useSelfUpdate(channel);
+  const { status: s, error, asking, job } = u;
   return (
     <section class="card settings-section self-update" aria-labelledby="settings-self-update">
       <h2 id="settings-self-update">{t('selfupdate.title')}</h2>
@@ -103,33 +107,7 @@ export function SelfUpdatePanel({ channel }: { channel: string }) {
           {t('selfupdate.loading')}
         </p>
       )}
-      {s && (
-        <dl class="self-update-facts">
-          <dt>{t('selfupdate.current')}</dt>
-          <dd>
-            <code>{s.current}</code>
-          </dd>
-          <dt>{t('selfupdate.latest', { channel: t(s.channel === 'beta' ? 'settings.channel.beta' : 'settings.channel.stable') })}</dt>
-          <dd>
-            {s.latest ? <code>{s.latest}</code> : '–'}
-            {s.possible && !s.check_error && <span class="muted"> · {s.available ? t('selfupdate.available') : t('selfupdate.up_to_date')}</span>}
-          </dd>
-          {s.checked_at && (
-            <>
-              <dt>{t('selfupdate.checked_at')}</dt>
-              <dd>{new Date(s.checked_at).toLocaleString()}</dd>
-            </>
-          )}
-          {s.image && (
-            <>
-              <dt>{t('selfupdate.image')}</dt>
-              <dd>
-                <code>{s.image}</code>
-              </dd>
-            </>
-          )}
-        </dl>
-      )}
+      {s && <Facts s={s} />}
       {s && !s.possible && s.reason_code && (
         <p class="self-update-reason" id="self-update-reason">
           {t(REASON_KEYS[s.reason_code])}
@@ -141,57 +119,94 @@ export function SelfUpdatePanel({ channel }: { channel: string }) {
           {lastText(s.last)} <span class="muted">({new Date(s.last.at).toLocaleString()})</span>
         </p>
       )}
-      {s && !asking && (
-        <p class="self-update-buttons">
-          {(s.available || !s.possible) && (
-            <button
-              type="button"
-              class="btn btn-primary"
-              aria-disabled={!s.possible || busy}
-              aria-describedby={!s.possible ? 'self-update-reason' : undefined}
-              onClick={() => s.possible && !busy && setAsking('update')}
-            >
-              {s.latest && s.possible ? t('selfupdate.update_to', { version: s.latest }) : t('selfupdate.update')}
-            </button>
-          )}
-          {s.possible && s.previous && (
-            <button type="button" class="btn" aria-disabled={busy} onClick={() => !busy && setAsking('rollback')}>
-              {t('selfupdate.rollback_to', { version: s.previous })}
-            </button>
-          )}
-          {s.possible && (
-            <button type="button" class="btn" aria-disabled={checking || busy} onClick={() => !checking && !busy && load(true)}>
-              {checking ? t('selfupdate.checking') : t('selfupdate.check_now')}
-            </button>
-          )}
-        </p>
-      )}
+      {s && !asking && <Buttons s={s} u={u} />}
       {asking && s && (
         <Confirm
           title={
             asking === 'update' ? t('selfupdate.confirm_update', { version: s.latest ?? '' }) : t('selfupdate.confirm_rollback', { version: s.previous ?? '' })
           }
           yes={asking === 'update' ? t('selfupdate.update') : t('selfupdate.rollback')}
-          onYes={() => void start(asking)}
-          onNo={() => setAsking(null)}
+          onYes={() => void u.start(asking)}
+          onNo={() => u.setAsking(null)}
         >
           <p>{t('selfupdate.confirm_body')}</p>
         </Confirm>
       )}
-      <ErrorMessage error={error} onDismiss={() => setError(null)} />
+      <ErrorMessage error={error} onDismiss={() => u.setError(null)} />
       {job && (
         <JobProgress
           key={job.job.id}
           job={job.job}
           label={job.action === 'update' ? t('selfupdate.running_update') : t('selfupdate.running_rollback')}
-          onEnd={ended}
+          onEnd={u.ended}
         />
       )}
-      {phase === 'restarting' && (
+      {u.phase === 'restarting' && (
         <p class="muted" role="status">
           <span class="spinner" aria-hidden="true" /> {t('selfupdate.restarting')}
         </p>
       )}
     </section>
+  );
+}
+
+/** The running and the newest version, when it was asked, and the image Kade runs. */
+function Facts({ s }: { s: SelfUpdateStatusT }) {
+  return (
+    <dl class="self-update-facts">
+      <dt>{t('selfupdate.current')}</dt>
+      <dd>
+        <code>{s.current}</code>
+      </dd>
+      <dt>{t('selfupdate.latest', { channel: t(s.channel === 'beta' ? 'settings.channel.beta' : 'settings.channel.stable') })}</dt>
+      <dd>
+        {s.latest ? <code>{s.latest}</code> : '–'}
+        {s.possible && !s.check_error && <span class="muted"> · {s.available ? t('selfupdate.available') : t('selfupdate.up_to_date')}</span>}
+      </dd>
+      {s.checked_at && (
+        <>
+          <dt>{t('selfupdate.checked_at')}</dt>
+          <dd>{new Date(s.checked_at).toLocaleString()}</dd>
+        </>
+      )}
+      {s.image && (
+        <>
+          <dt>{t('selfupdate.image')}</dt>
+          <dd>
+            <code>{s.image}</code>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** Update (said impossible, with the reason, when it is), roll back, and ask the registry again. */
+function Buttons({ s, u }: { s: SelfUpdateStatusT; u: ReturnType<typeof useSelfUpdate> }) {
+  const { busy, checking } = u;
+  return (
+    <p class="self-update-buttons">
+      {(s.available || !s.possible) && (
+        <button
+          type="button"
+          class="btn btn-primary"
+          aria-disabled={!s.possible || busy}
+          aria-describedby={!s.possible ? 'self-update-reason' : undefined}
+          onClick={() => s.possible && !busy && u.setAsking('update')}
+        >
+          {s.latest && s.possible ? t('selfupdate.update_to', { version: s.latest }) : t('selfupdate.update')}
+        </button>
+      )}
+      {s.possible && s.previous && (
+        <button type="button" class="btn" aria-disabled={busy} onClick={() => !busy && u.setAsking('rollback')}>
+          {t('selfupdate.rollback_to', { version: s.previous })}
+        </button>
+      )}
+      {s.possible && (
+        <button type="button" class="btn" aria-disabled={checking || busy} onClick={() => !checking && !busy && u.load(true)}>
+          {checking ? t('selfupdate.checking') : t('selfupdate.check_now')}
+        </button>
+      )}
+    </p>
   );
 }
