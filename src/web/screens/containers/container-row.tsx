@@ -1,7 +1,9 @@
+import type { Ref } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { LogsPanel } from '../../components/logs-panel.tsx';
 import { portText } from '../../components/port-text.ts';
+import { PanelButton } from '../../components/row-panel.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
@@ -62,9 +64,58 @@ export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
   };
 
   const ops: ContainerAction[] = c.own ? [] : running ? ['stop', 'restart'] : ['start'];
-  const ports = portText(c.ports);
   return (
     <li class="ctr" aria-labelledby={heading} aria-busy={busy !== null} data-state={c.state}>
+      <ContainerInfo c={c} heading={heading} />
+      <fieldset class="ctr-actions">
+        <legend class="sr-only">{t('containers.actions_label', { name: c.name })}</legend>
+        {canOperate &&
+          ops.map((op) => (
+            <button
+              key={op}
+              type="button"
+              class="btn btn-small"
+              aria-label={t(`containers.${op}_label`, { name: c.name })}
+              aria-disabled={busy !== null}
+              onClick={() => void act(op)}
+            >
+              {t(`containers.${op}`)}
+            </button>
+          ))}
+        <PanelButton open={panel === 'inspect'} label={t('containers.inspect_label', { name: c.name })} onClick={() => toggle('inspect')}>
+          {t('containers.inspect')}
+        </PanelButton>
+        <PanelButton open={panel === 'logs'} label={t('containers.logs_label', { name: c.name })} onClick={() => toggle('logs')}>
+          {t('containers.logs')}
+        </PanelButton>
+        {canOperate && !c.own && (
+          <PanelButton class="ctr-delete" open={panel === 'delete'} label={t('containers.delete_label', { name: c.name })} onClick={() => toggle('delete')}>
+            {t('containers.delete')}
+          </PanelButton>
+        )}
+      </fieldset>
+      <div class="ctr-extra">
+        {c.own && canOperate && <p class="muted small">{t('containers.own_hint')}</p>}
+        <p role="status" class="ctr-line">
+          {busy && <span class="ctr-spinner" aria-hidden="true" />}
+          {busy ? t('containers.busy', { name: c.name }) : done ? t(`containers.done.${done}`, { name: c.name }) : ''}
+        </p>
+        <ErrorMessage error={error} onDismiss={action.reset} />
+        {panel === 'delete' && (
+          <DeleteQuestion name={c.name} busy={busy !== null} cancel={cancel} onYes={() => void act('delete')} onNo={() => setPanel('none')} />
+        )}
+        {panel === 'inspect' && <ContainerInspect id={c.id} />}
+        {panel === 'logs' && <LogsPanel base={`/api/containers/${encodeURIComponent(c.id)}`} name={c.name} />}
+      </div>
+    </li>
+  );
+}
+
+/** What the container is: name, image, ports, the app that owns it, its state and health. */
+function ContainerInfo({ c, heading }: { c: ContainerEntryT; heading: string }) {
+  const ports = portText(c.ports);
+  return (
+    <>
       <div class="ctr-main">
         <h2 class="ctr-name" id={heading}>
           {c.name}
@@ -92,74 +143,22 @@ export function ContainerRow({ container: c, canOperate, onChanged }: Props) {
         <span>{isKnown(c.state) ? t(`containers.state.${c.state}`) : c.state}</span>
         {c.health && <span class="ctr-health">{isKnownHealth(c.health) ? t(`containers.health.${c.health}`) : c.health}</span>}
       </p>
-      <fieldset class="ctr-actions">
-        <legend class="sr-only">{t('containers.actions_label', { name: c.name })}</legend>
-        {canOperate &&
-          ops.map((op) => (
-            <button
-              key={op}
-              type="button"
-              class="btn btn-small"
-              aria-label={t(`containers.${op}_label`, { name: c.name })}
-              aria-disabled={busy !== null}
-              onClick={() => void act(op)}
-            >
-              {t(`containers.${op}`)}
-            </button>
-          ))}
-        <button
-          type="button"
-          class="btn btn-small"
-          aria-expanded={panel === 'inspect'}
-          aria-label={t('containers.inspect_label', { name: c.name })}
-          onClick={() => toggle('inspect')}
-        >
-          {t('containers.inspect')}
+    </>
+  );
+}
+
+function DeleteQuestion(p: { name: string; busy: boolean; cancel: Ref<HTMLButtonElement>; onYes: () => void; onNo: () => void }) {
+  return (
+    <div class="ctr-confirm card">
+      <p>{t('containers.delete_confirm', { name: p.name })}</p>
+      <div class="ctr-confirm-buttons">
+        <button type="button" class="btn btn-small ctr-delete-yes" aria-disabled={p.busy} onClick={p.onYes}>
+          {t('containers.delete_yes')}
         </button>
-        <button
-          type="button"
-          class="btn btn-small"
-          aria-expanded={panel === 'logs'}
-          aria-label={t('containers.logs_label', { name: c.name })}
-          onClick={() => toggle('logs')}
-        >
-          {t('containers.logs')}
+        <button type="button" class="btn btn-small" ref={p.cancel} onClick={p.onNo}>
+          {t('containers.cancel')}
         </button>
-        {canOperate && !c.own && (
-          <button
-            type="button"
-            class="btn btn-small ctr-delete"
-            aria-expanded={panel === 'delete'}
-            aria-label={t('containers.delete_label', { name: c.name })}
-            onClick={() => toggle('delete')}
-          >
-            {t('containers.delete')}
-          </button>
-        )}
-      </fieldset>
-      <div class="ctr-extra">
-        {c.own && canOperate && <p class="muted small">{t('containers.own_hint')}</p>}
-        <p role="status" class="ctr-line">
-          {busy && <span class="ctr-spinner" aria-hidden="true" />}
-          {busy ? t('containers.busy', { name: c.name }) : done ? t(`containers.done.${done}`, { name: c.name }) : ''}
-        </p>
-        <ErrorMessage error={error} onDismiss={action.reset} />
-        {panel === 'delete' && (
-          <div class="ctr-confirm card">
-            <p>{t('containers.delete_confirm', { name: c.name })}</p>
-            <div class="ctr-confirm-buttons">
-              <button type="button" class="btn btn-small ctr-delete-yes" aria-disabled={busy !== null} onClick={() => void act('delete')}>
-                {t('containers.delete_yes')}
-              </button>
-              <button type="button" class="btn btn-small" ref={cancel} onClick={() => setPanel('none')}>
-                {t('containers.cancel')}
-              </button>
-            </div>
-          </div>
-        )}
-        {panel === 'inspect' && <ContainerInspect id={c.id} />}
-        {panel === 'logs' && <LogsPanel base={`/api/containers/${encodeURIComponent(c.id)}`} name={c.name} />}
       </div>
-    </li>
+    </div>
   );
 }

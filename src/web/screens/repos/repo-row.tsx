@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { PanelButton, useRowPanel } from '../../components/row-panel.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { RepoForm } from './repo-form.tsx';
@@ -28,26 +29,17 @@ interface Props {
   onDeleted: (repo: RepoT) => void;
 }
 
-type Mode = 'idle' | 'edit' | 'delete';
+type Mode = 'edit' | 'delete';
 
 /** One template repo: where it comes from, its cache status, and sync, edit and delete as the role allows. */
 export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDeleted }: Props) {
-  const [mode, setMode] = useState<Mode>('idle');
-  const heading = useId();
-  const panel = useRef<HTMLDivElement>(null);
-  const trigger = useRef<HTMLButtonElement | null>(null);
-  const running = job !== undefined && (job.state === 'queued' || job.state === 'running');
-
   // An opened panel takes the focus (first field, or the safe choice of the question); a closed one gives it back.
-  useEffect(() => {
-    if (mode === 'idle') trigger.current?.focus();
-    else panel.current?.querySelector<HTMLElement>('input, .repo-cancel')?.focus();
-  }, [mode]);
-
+  const { mode, setMode, panel, toggle: open } = useRowPanel<Mode>('input, .repo-cancel');
+  const heading = useId();
+  const running = job !== undefined && (job.state === 'queued' || job.state === 'running');
   const toggle = (m: Mode, e: { currentTarget: HTMLButtonElement }) => {
-    trigger.current = e.currentTarget;
     action.reset();
-    setMode(mode === m ? 'idle' : m);
+    open(m, e);
   };
 
   const action = useAction(async (work: () => Promise<void>) => {
@@ -59,60 +51,23 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
     }
   });
   const { busy, error } = action;
-  const act = (work: () => Promise<void>) => action.run(work);
-  const sync = () => act(async () => onJob(repo.id, await syncRepo(repo.id)));
   const remove = () =>
-    act(async () => {
+    action.run(async () => {
       await deleteRepo(repo.id);
       onDeleted(repo);
     });
 
   return (
     <li class="repo" aria-labelledby={heading} aria-busy={busy}>
-      <div class="repo-head">
-        <h2 id={heading}>
-          {repo.name}
-          <span class="repo-id">{repo.id}</span>
-          {repo.has_token && <span class="badge repo-token">{t('repos.token_set')}</span>}
-        </h2>
-        {(rights.sync || rights.manage) && (
-          <div class="repo-actions">
-            {rights.sync && (
-              <button
-                type="button"
-                class="btn btn-small"
-                aria-label={t('repos.sync_label', { name: repo.name })}
-                aria-disabled={running}
-                onClick={() => !running && void sync()}
-              >
-                {t('repos.sync')}
-              </button>
-            )}
-            {rights.manage && (
-              <>
-                <button
-                  type="button"
-                  class="btn btn-small"
-                  aria-expanded={mode === 'edit'}
-                  aria-label={t('repos.edit_label', { name: repo.name })}
-                  onClick={(e) => toggle('edit', e)}
-                >
-                  {t('repos.edit')}
-                </button>
-                <button
-                  type="button"
-                  class="btn btn-small repo-delete"
-                  aria-expanded={mode === 'delete'}
-                  aria-label={t('repos.delete_label', { name: repo.name })}
-                  onClick={(e) => toggle('delete', e)}
-                >
-                  {t('repos.delete')}
-                </button>
-              </>
-            )}
-          </div>
-        )}
-      </div>
+      <RepoHead
+        repo={repo}
+        rights={rights}
+        heading={heading}
+        running={running}
+        mode={mode}
+        onSync={() => void action.run(async () => onJob(repo.id, await syncRepo(repo.id)))}
+        onToggle={toggle}
+      />
       <RepoDetails repo={repo} kadeVersion={kadeVersion} />
       <RepoImport repo={repo} />
       <RepoSkipped repo={repo} />
@@ -133,31 +88,94 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
               }}
             />
           ) : (
-            <fieldset class="repo-confirm">
-              <legend>{t('repos.delete_confirm', { name: repo.name })}</legend>
-              <div class="repo-form-buttons">
-                <button type="button" class="btn btn-small repo-delete-yes" onClick={() => void remove()}>
-                  {busy ? t('repos.busy') : t('repos.delete_yes')}
-                </button>
-                <button type="button" class="btn btn-small repo-cancel" onClick={() => setMode('idle')}>
-                  {t('repos.cancel')}
-                </button>
-              </div>
-            </fieldset>
+            <DeleteQuestion name={repo.name} busy={busy} onYes={() => void remove()} onNo={() => setMode('idle')} />
           )}
         </div>
       )}
       <ErrorMessage error={error} onDismiss={action.reset} />
-      {job && (
-        <div class="repo-job">
-          <JobProgress key={job.id} job={job} label={t('repos.job_label', { name: repo.name })} onEnd={(j) => onJob(repo.id, j)} />
-          {!running && (
-            <button type="button" class="btn btn-small btn-quiet" onClick={() => onJob(repo.id, null)}>
-              {t('repos.hide_log')}
+      {job && <RepoJob repo={repo} job={job} running={running} onJob={onJob} />}
+    </li>
+  );
+}
+
+function DeleteQuestion({ name, busy, onYes, onNo }: { name: string; busy: boolean; onYes: () => void; onNo: () => void }) {
+  return (
+    <fieldset class="repo-confirm">
+      <legend>{t('repos.delete_confirm', { name })}</legend>
+      <div class="repo-form-buttons">
+        <button type="button" class="btn btn-small repo-delete-yes" onClick={onYes}>
+          {busy ? t('repos.busy') : t('repos.delete_yes')}
+        </button>
+        <button type="button" class="btn btn-small repo-cancel" onClick={onNo}>
+          {t('repos.cancel')}
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+/** The repo's newest sync job with its log, hidden on request once it ended. */
+function RepoJob({ repo, job, running, onJob }: { repo: RepoT; job: JobT; running: boolean; onJob: Props['onJob'] }) {
+  return (
+    <div class="repo-job">
+      <JobProgress key={job.id} job={job} label={t('repos.job_label', { name: repo.name })} onEnd={(j) => onJob(repo.id, j)} />
+      {!running && (
+        <button type="button" class="btn btn-small btn-quiet" onClick={() => onJob(repo.id, null)}>
+          {t('repos.hide_log')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The repo's name, id and token badge, with sync, edit and delete as the role allows. */
+function RepoHead(p: {
+  repo: RepoT;
+  rights: RepoRights;
+  heading: string;
+  running: boolean;
+  mode: Mode | 'idle';
+  onSync: () => void;
+  onToggle: (m: Mode, e: { currentTarget: HTMLButtonElement }) => void;
+}) {
+  const { repo, rights, heading, running, mode, onSync, onToggle } = p;
+  return (
+    <div class="repo-head">
+      <h2 id={heading}>
+        {repo.name}
+        <span class="repo-id">{repo.id}</span>
+        {repo.has_token && <span class="badge repo-token">{t('repos.token_set')}</span>}
+      </h2>
+      {(rights.sync || rights.manage) && (
+        <div class="repo-actions">
+          {rights.sync && (
+            <button
+              type="button"
+              class="btn btn-small"
+              aria-label={t('repos.sync_label', { name: repo.name })}
+              aria-disabled={running}
+              onClick={() => !running && onSync()}
+            >
+              {t('repos.sync')}
             </button>
+          )}
+          {rights.manage && (
+            <>
+              <PanelButton open={mode === 'edit'} label={t('repos.edit_label', { name: repo.name })} onClick={(e) => onToggle('edit', e)}>
+                {t('repos.edit')}
+              </PanelButton>
+              <PanelButton
+                class="repo-delete"
+                open={mode === 'delete'}
+                label={t('repos.delete_label', { name: repo.name })}
+                onClick={(e) => onToggle('delete', e)}
+              >
+                {t('repos.delete')}
+              </PanelButton>
+            </>
           )}
         </div>
       )}
-    </li>
+    </div>
   );
 }

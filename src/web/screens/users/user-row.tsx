@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import type { Role } from '../../../shared/roles.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatDateTime } from '../../components/format-date-time.ts';
+import { PanelButton, useRowPanel } from '../../components/row-panel.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import type { Notice } from './notice.ts';
@@ -18,25 +19,19 @@ interface Props {
   onStart: () => void;
 }
 
-type Mode = 'idle' | 'reset' | 'delete';
+type Mode = 'reset' | 'delete';
 
 /** One account: its role (changed with an explicit save), a password reset and delete, each with the server's answer. */
 export function UserRow({ entry, isMe, onDone, onStart }: Props) {
   const { name } = entry;
   const [role, setRole] = useState<Role>(entry.role);
-  const [mode, setMode] = useState<Mode>('idle');
+  // An opened panel takes the focus (the password field, or the safe choice of the delete
+  // question); a closed one gives it back to the button that opened it.
+  const { mode, setMode, panel, toggle: open } = useRowPanel<Mode>('input, .user-cancel');
   const ids = { heading: useId(), role: useId() };
-  const panel = useRef<HTMLDivElement>(null);
-  const trigger = useRef<HTMLButtonElement | null>(null);
 
   // The list reloads after every change; the select then shows what the server holds.
   useEffect(() => setRole(entry.role), [entry.role]);
-  // An opened panel takes the focus (the password field, or the safe choice of the delete
-  // question); a closed one gives it back to the button that opened it.
-  useEffect(() => {
-    if (mode === 'idle') trigger.current?.focus();
-    else panel.current?.querySelector<HTMLElement>('input, .user-cancel')?.focus();
-  }, [mode]);
 
   const act = useAction(async (work: () => Promise<unknown>, notice: Notice) => {
     onStart();
@@ -56,9 +51,8 @@ export function UserRow({ entry, isMe, onDone, onStart }: Props) {
   const run = (work: () => Promise<unknown>, notice: Notice) => act.run(work, notice);
 
   const toggle = (m: Mode, e: { currentTarget: HTMLButtonElement }) => {
-    trigger.current = e.currentTarget;
     act.reset();
-    setMode(mode === m ? 'idle' : m);
+    open(m, e);
   };
 
   return (
@@ -74,24 +68,12 @@ export function UserRow({ entry, isMe, onDone, onStart }: Props) {
         )}
       </div>
       <div class="user-actions">
-        <button
-          type="button"
-          class="btn btn-small"
-          aria-expanded={mode === 'reset'}
-          aria-label={t('users.reset_label', { name })}
-          onClick={(e) => toggle('reset', e)}
-        >
+        <PanelButton open={mode === 'reset'} label={t('users.reset_label', { name })} onClick={(e) => toggle('reset', e)}>
           {t('users.reset')}
-        </button>
-        <button
-          type="button"
-          class="btn btn-small btn-danger-quiet"
-          aria-expanded={mode === 'delete'}
-          aria-label={t('users.delete_label', { name })}
-          onClick={(e) => toggle('delete', e)}
-        >
+        </PanelButton>
+        <PanelButton class="btn-danger-quiet" open={mode === 'delete'} label={t('users.delete_label', { name })} onClick={(e) => toggle('delete', e)}>
           {t('users.delete')}
-        </button>
+        </PanelButton>
       </div>
       {mode !== 'idle' && (
         <div class="user-panel" ref={panel}>
