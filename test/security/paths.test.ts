@@ -74,16 +74,16 @@ const BIND_ROUTES: Record<string, { role: 'operator' | 'admin'; send: Send }> = 
       c.post(`/api/stacks/${APP}/reconfigure`, { services: { web: { volumes: [{ host: p, container: '/x', read_only: true }] } }, ...confirmOf(confirm) }),
   },
   'PUT /api/stacks/{name}/compose': {
-    role: 'admin',
+    role: 'operator',
     send: (c, p, confirm) => c.put(`/api/stacks/${EDIT}/compose`, { content: composeWith(p), ...confirmOf(confirm) }),
   },
   // The editor app's compose binds ${KEEP_DIR:-./files}: the .env value moves the bind.
   'PUT /api/stacks/{name}/env': {
-    role: 'admin',
+    role: 'operator',
     send: (c, p, confirm) => c.put(`/api/stacks/${EDIT}/env`, { content: `KEEP_DIR=${p}\n`, ...confirmOf(confirm) }),
   },
   'POST /api/stacks/{name}/snapshots/{id}/restore': {
-    role: 'admin',
+    role: 'operator',
     send: async (c, p, confirm) => {
       // A snapshot that holds the path: the file is changed on disk, then saved back through the editor (which keeps the old one).
       writeFileSync(join(stacks(), EDIT, 'docker-compose.yml'), composeWith(p));

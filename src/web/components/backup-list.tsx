@@ -36,19 +36,27 @@ interface ListProps {
 /** Backups, newest first, each with its facts and actions. */
 export function BackupList({ backups, canOperate, canDownload, onChanged, onDeleted, onRestored, label }: ListProps) {
   return (
-    <ul class="backups" aria-label={label}>
-      {backups.map((b) => (
-        <BackupItem
-          key={b.id}
-          backup={b}
-          canOperate={canOperate}
-          canDownload={canDownload}
-          onChanged={onChanged}
-          onRestored={onRestored}
-          onDeleted={() => onDeleted(b)}
-        />
-      ))}
-    </ul>
+    <>
+      {/* Where an operator looks for the download: why there is none for them. */}
+      {canOperate && !canDownload && backups.length > 0 && (
+        <p class="muted small backups-download-note" role="note">
+          {t('backups.download_admins')}
+        </p>
+      )}
+      <ul class="backups" aria-label={label}>
+        {backups.map((b) => (
+          <BackupItem
+            key={b.id}
+            backup={b}
+            canOperate={canOperate}
+            canDownload={canDownload}
+            onChanged={onChanged}
+            onRestored={onRestored}
+            onDeleted={() => onDeleted(b)}
+          />
+        ))}
+      </ul>
+    </>
   );
 }
 

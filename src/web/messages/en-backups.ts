@@ -58,6 +58,7 @@ export const enBackups = {
   'backups.outside_yes': 'Allow and restore',
   'backups.download': 'Download',
   'backups.download_label': 'Download the backup of {name} from {time}',
+  'backups.download_admins': 'Only admins can download a backup: the archive holds the app’s secrets (its .env) in clear.',
   'backups.delete': 'Delete',
   'backups.delete_label': 'Delete the backup of {name} from {time}',
   'backups.delete_confirm': 'Delete the backup of {name} from {time}?',

@@ -60,6 +60,7 @@ export const nlBackups: Record<keyof typeof enBackups, string> = {
   'backups.outside_yes': 'Toestaan en terugzetten',
   'backups.download': 'Downloaden',
   'backups.download_label': 'De back-up van {name} van {time} downloaden',
+  'backups.download_admins': 'Alleen beheerders kunnen een back-up downloaden: het archief bevat de geheimen van de app (de .env) leesbaar.',
   'backups.delete': 'Verwijderen',
   'backups.delete_label': 'De back-up van {name} van {time} verwijderen',
   'backups.delete_confirm': 'De back-up van {name} van {time} verwijderen?',

@@ -53,21 +53,21 @@ const tags = defineRoute('operator', {
   request: { params: ServiceParam },
   responses: { 200: json(ImageTags), ...PROBLEMS },
 });
-const getEnv = defineRoute('admin', {
+const getEnv = defineRoute('operator', {
   method: 'get',
   path: '/api/stacks/{name}/env',
   tags: TAGS,
   summary:
-    'The .env text (admins only) with secret values masked as ••••••••, and the masked keys; ?reveal=1 answers it in clear and writes an env_reveal audit entry. A PUT that keeps a masked line keeps that secret.',
+    'The .env text with secret values masked as •••••••• (the secret fields, names that look secret, keys marked `# secret`, URL passwords), and the masked keys; ?reveal=1 (admins only) answers it in clear and writes an env_reveal audit entry. A PUT that keeps a masked line keeps that secret.',
   request: { params: NameParam, query: z.object({ reveal: z.enum(['0', '1']).optional() }) },
   responses: { 200: json(EnvContent), ...PROBLEMS },
 });
-const putEnv = defineRoute('admin', {
+const putEnv = defineRoute('operator', {
   method: 'put',
   path: '/api/stacks/{name}/env',
   tags: TAGS,
   summary:
-    'Replace the .env text; a line without = is refused; a variable that moves a bind source outside the app needs confirm_outside_paths (bind policy); a snapshot is kept; the file stays 0600',
+    "Replace the .env text; a line without = is refused, a COMPOSE_ or DOCKER_ key too; a masked line keeps its stored value; judged as the user with the compose file (powers; a variable that moves a bind source outside the app needs an admin's confirm_outside_paths); a snapshot is kept; the file stays 0600",
   request: { params: NameParam, body: jsonBody(FileSave) },
   responses: { 200: json(FileSaved), ...PROBLEMS },
 });
@@ -75,16 +75,16 @@ const getCompose = defineRoute('viewer', {
   method: 'get',
   path: '/api/stacks/{name}/compose',
   tags: TAGS,
-  summary: 'The compose text',
+  summary: 'The compose text; for non-admins with secret values (variables named like a secret, URL passwords, the .env secrets) masked as ••••••••',
   request: { params: NameParam },
   responses: { 200: json(FileContent), ...PROBLEMS },
 });
-const putCompose = defineRoute('admin', {
+const putCompose = defineRoute('operator', {
   method: 'put',
   path: '/api/stacks/{name}/compose',
   tags: TAGS,
   summary:
-    'Replace the compose text; invalid YAML or compose is refused before the file changes; host paths outside the app (bind policy) are refused unless listed exactly in confirm_outside_paths (audited); a snapshot is kept',
+    'Replace the compose text; invalid YAML or compose is refused before the file changes; a masked value left where it was keeps its stored text, one moved elsewhere is refused; powers over the host need an admin (or ALLOW_PRIVILEGED_APPS); host paths outside the app (bind policy) are refused unless an admin lists them exactly in confirm_outside_paths (audited); a snapshot is kept',
   request: { params: NameParam, body: jsonBody(FileSave) },
   responses: { 200: json(FileSaved), ...PROBLEMS },
 });
@@ -96,12 +96,12 @@ const snapshots = defineRoute('operator', {
   request: { params: NameParam },
   responses: { 200: json(z.array(Snapshot)), ...PROBLEMS },
 });
-const restore = defineRoute('admin', {
+const restore = defineRoute('operator', {
   method: 'post',
   path: '/api/stacks/{name}/snapshots/{id}/restore',
   tags: TAGS,
   summary:
-    'Put the files of a snapshot back (the current files become a snapshot first); host paths outside the app need confirm_outside_paths like the compose editor',
+    "Put the files of a snapshot back (the current files become a snapshot first), judged as the user like the compose editor: host paths outside the app need an admin's confirm_outside_paths",
   request: { params: SnapshotParam, body: { required: false, content: { 'application/json': { schema: RestoreRequest } } } },
   responses: { 200: json(SnapshotRestored), ...PROBLEMS },
 });

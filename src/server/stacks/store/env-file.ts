@@ -128,21 +128,74 @@ export function rewriteEnvValues(text: string, change: (key: string, value: stri
     .join('\n');
 }
 
-/** What the `.env` editor shows instead of a secret value until an admin asks to see it. */
+/** What the editors show instead of a secret value (an admin may ask to see `.env` in clear). */
 export const ENV_MASK = '••••••••';
 const SECRET_NAME = /pass|secret|token|key|private|credential|salt/i;
+/** A comment line that marks the key on the next line as a secret. */
+const SECRET_MARK = /^#\s*secret\s*$/i;
+/** `scheme://user:password@`: the password of a URL (a database address); `$`-references are no secret. */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^:@/\s]*:)([^@\s/]+)@/gi;
+/** Secret values shorter than this are not looked for inside other values: `1` or `true` protect nothing. */
+const MIN_INNER_SECRET = 6;
+
+/** Whether a value is only `$NAME`/`${NAME…}` references (what it stands for is judged where it is defined). */
+export const onlyReferences = (value: string): boolean => value.replace(/\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*/g, '').trim() === '';
+
+/** Whether an environment variable's name says it holds a secret (PASSWORD, API_KEY, …). */
+export const secretName = (key: string): boolean => SECRET_NAME.test(key);
+
+/** Whether a value holds a URL with a password in it. */
+export const holdsUrlPassword = (value: string): boolean => [...value.matchAll(URL_PASSWORD)].some((m) => !onlyReferences(m[2] ?? ''));
+
+/** `text` with the password of every URL in it replaced by ENV_MASK (`$`-references kept). */
+export const maskUrlPasswords = (text: string): string =>
+  text.replace(URL_PASSWORD, (all, head: string, pw: string) => (onlyReferences(pw) ? all : `${head}${ENV_MASK}@`));
+
+/** The keys marked secret in a `.env` text: each has a `# secret` comment on the line right above it. */
+export function markedSecretKeys(text: string): string[] {
+  const all = lines(text);
+  return all.flatMap((l, i) => (l.key !== null && i > 0 && SECRET_MARK.test(all[i - 1]?.raw.trim() ?? '') ? [l.key] : []));
+}
+
+/** What the editors hide of an app's `.env`: the keys whose values are secrets, and those values (longest first). */
+export interface EnvSecrets {
+  keys: ReadonlySet<string>;
+  values: readonly string[];
+}
 
 /**
- * The `.env` text with the values of `secretKeys` (and of names that look secret) replaced by ENV_MASK,
- * and the keys it masked. Comments, blank lines and other values stay as they are.
+ * The secrets of a `.env` text: the keys in `named` (the template's secret fields, the keys kept secret in
+ * `.svc.json`), the keys marked with `# secret`, and every key whose name looks secret; and their values.
+ */
+export function envSecrets(text: string, named: Iterable<string>): EnvSecrets {
+  const keys = new Set([...named, ...markedSecretKeys(text)]);
+  const values = new Set<string>();
+  for (const l of lines(text)) {
+    if (l.key === null || l.value === '' || !(keys.has(l.key) || secretName(l.key))) continue;
+    keys.add(l.key);
+    if (!onlyReferences(l.value)) values.add(l.value);
+  }
+  return { keys, values: [...values].sort((a, b) => b.length - a.length) };
+}
+
+/** Whether a line's value is hidden: its key is a secret, or the value holds a URL password or a secret's value. */
+function hidden(l: EnvLine, s: EnvSecrets): boolean {
+  if (l.key === null || l.value === '' || onlyReferences(l.value)) return false;
+  if (s.keys.has(l.key) || holdsUrlPassword(l.value)) return true;
+  return s.values.some((v) => v.length >= MIN_INNER_SECRET && l.value.includes(v));
+}
+
+/**
+ * The `.env` text with every hidden value (see `hidden`) replaced by ENV_MASK, and the keys it masked. Comments,
+ * blank lines and other values stay as they are.
  */
 export function maskEnv(text: string, secretKeys: Iterable<string>): { content: string; masked: string[] } {
-  const secret = new Set(secretKeys);
+  const s = envSecrets(text, secretKeys);
   const masked: string[] = [];
   const content = lines(text)
     .map((l) => {
-      if (l.key === null || l.value === '' || !(secret.has(l.key) || SECRET_NAME.test(l.key))) return l.raw;
-      masked.push(l.key);
+      if (!hidden(l, s)) return l.raw;
+      masked.push(l.key as string);
       return `${l.key}=${ENV_MASK}`;
     })
     .join('\n');
@@ -156,3 +209,6 @@ export function unmaskEnv(edited: string, oldText: string): string {
     .map((l) => (l.key !== null && l.value === ENV_MASK && old.has(l.key) ? (old.get(l.key) as string) : l.raw))
     .join('\n');
 }
+
+/** The keys of a `.env` text that have a value (the last of a repeated key wins). */
+export const envKeys = (text: string): string[] => Object.keys(parseEnv(text));

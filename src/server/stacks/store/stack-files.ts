@@ -16,6 +16,8 @@ export const StackMeta = z.object({
   values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   value_types: z.record(z.string(), z.string()),
   secret_env: z.record(z.string(), z.string()),
+  /** `.env` keys the editors keep masked besides the secret fields': marked `# secret`, or once hidden from an operator. */
+  secret_keys: z.array(z.string()).optional(),
   services: z.record(
     z.string(),
     z.object({

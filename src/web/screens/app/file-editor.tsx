@@ -19,14 +19,16 @@ interface Props {
   name: string;
   file: StackFile;
   editable: boolean;
+  /** Admins may show the secret values of `.env` (audited); everyone else sees them masked. */
+  canReveal: boolean;
   /** After every successful save, so the snapshot list can show the new snapshot. */
   onSaved: () => void;
   /** The app's files version (GET /api/stacks/<name>): when it moves, the text is read again. */
   filesVersion?: string | null | undefined;
 }
 
-/** One stack file as text: admins edit and save (and apply), other roles read. */
-export function FileEditor({ name, file, editable, onSaved, filesVersion }: Props) {
+/** One stack file as text: operators and admins edit and save (and apply), viewers read; secrets stay masked. */
+export function FileEditor({ name, file, editable, canReveal, onSaved, filesVersion }: Props) {
   const id = useId();
   const [original, setOriginal] = useState<string | null>(null);
   const [text, setText] = useState('');
@@ -110,10 +112,20 @@ export function FileEditor({ name, file, editable, onSaved, filesVersion }: Prop
       )}
       {masked.length > 0 && !reveal && (
         <p class="appview-masked" role="note">
-          <span class="muted small">{t('appview.file.env.masked', { count: masked.length })}</span>{' '}
-          <button type="button" class="btn btn-small btn-quiet" aria-disabled={dirty} onClick={() => !dirty && setReveal(true)}>
-            {t('appview.file.env.reveal')}
-          </button>
+          <span class="muted small">
+            {t('appview.file.env.masked', { count: masked.length })}
+            {!canReveal && ` ${t('appview.file.env.admins_reveal')}`}
+          </span>{' '}
+          {canReveal && (
+            <button type="button" class="btn btn-small btn-quiet" aria-disabled={dirty} onClick={() => !dirty && setReveal(true)}>
+              {t('appview.file.env.reveal')}
+            </button>
+          )}
+        </p>
+      )}
+      {file === 'compose' && !canReveal && original?.includes(MASK) && (
+        <p class="appview-masked muted small" role="note">
+          {t('appview.file.compose.masked')}
         </p>
       )}
       {original === null && !loadError && (
@@ -193,6 +205,9 @@ function useFilesChange(version: string | null | undefined, held: boolean, read:
   };
 }
 
+/** What the server shows instead of a secret value. */
+const MASK = '••••••••';
+
 const ended = (j: JobT) => j.state === 'succeeded' || j.state === 'failed' || j.state === 'interrupted';
 
 function SaveOutcome({ name, file, result, onJobEnd }: { name: string; file: StackFile; result: Result; onJobEnd: (j: JobT) => void }) {
@@ -228,6 +243,7 @@ function refusalText(file: StackFile, error: unknown, sent: string): string {
     return text.includes('=') ? t('appview.env.bad_name', { line: String(line) }) : t('appview.env.bad_line', { line: String(line) });
   }
   if (file === 'compose' && error.code === 'compose_invalid') return t('appview.compose.bad_line', { line: String(line) });
+  if (file === 'compose' && error.params.reason === 'masked_moved') return t('appview.compose.masked_moved', { line: String(line) });
   return errorText(error);
 }
 

@@ -10,22 +10,26 @@ import { applyStack } from './app-api.ts';
 import { FileEditor } from './file-editor.tsx';
 import { SnapshotsPanel } from './snapshots-panel.tsx';
 
-/** The compose file for everyone to read, `.env` for admins, and the snapshots of both. */
+/**
+ * The compose file for everyone to read, both files for operators and admins to edit (secrets masked; only an admin
+ * shows them), and the snapshots of both.
+ */
 export function FilesTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
   const admin = roleAllows(user.role, 'admin');
+  const operator = roleAllows(user.role, 'operator');
   // `saves` makes the snapshot list read again; `restores` also reloads the editors with the restored text.
   const [saves, setSaves] = useState(0);
   const [restores, setRestores] = useState(0);
   const saved = () => setSaves((n) => n + 1);
   return (
     <div class="appview-stack">
-      <FileEditor key={`compose-${restores}`} name={name} file="compose" editable={admin} onSaved={saved} filesVersion={filesVersion} />
-      {admin && <FileEditor key={`env-${restores}`} name={name} file="env" editable onSaved={saved} filesVersion={filesVersion} />}
-      {roleAllows(user.role, 'operator') && (
+      <FileEditor key={`compose-${restores}`} name={name} file="compose" editable={operator} canReveal={admin} onSaved={saved} filesVersion={filesVersion} />
+      {operator && <FileEditor key={`env-${restores}`} name={name} file="env" editable canReveal={admin} onSaved={saved} filesVersion={filesVersion} />}
+      {operator && (
         // Every change of the files (here or elsewhere) may have made a snapshot: the list is read again.
-        <SnapshotsPanel name={name} canRestore={admin} refresh={`${saves + restores}-${filesVersion ?? ''}`} onRestored={() => setRestores((n) => n + 1)} />
+        <SnapshotsPanel name={name} canRestore refresh={`${saves + restores}-${filesVersion ?? ''}`} onRestored={() => setRestores((n) => n + 1)} />
       )}
-      {admin && restores > 0 && <ApplyRestored key={restores} name={name} />}
+      {operator && restores > 0 && <ApplyRestored key={restores} name={name} />}
     </div>
   );
 }

@@ -19,7 +19,7 @@ interface Props {
   onRestored: (r: RestoredT) => void;
 }
 
-/** The copies Kade kept before each change of the files, newest first; admins can go back to one. */
+/** The copies Kade kept before each change of the files, newest first; operators and admins can go back to one. */
 export function SnapshotsPanel({ name, canRestore, refresh, onRestored }: Props) {
   const [snaps, setSnaps] = useState<SnapshotT[] | null>(null);
   const [error, setError] = useState<unknown>(null);
