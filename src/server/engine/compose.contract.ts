@@ -229,6 +229,26 @@ function resourceCases(each: Each): void {
       await t.engine.removeNetwork(shared);
     }
   });
+
+  each('a service on its default network and an external one is on both; taken out of the file, it leaves the external one', async (t, s) => {
+    const shared = s.name('both');
+    const p = s.project(
+      'both',
+      `services:\n${s.service('web', '    networks: [default, shared]\n')}networks:\n  shared:\n    external: true\n    name: ${shared}\n`,
+    );
+    await t.engine.createNetwork({ name: shared, driver: 'bridge', subnet: null, gateway: null, range: null, parent: null, labels: { [CONTRACT_LABEL]: '1' } });
+    const on = async () => Object.keys((await t.engine.listContainers({ project: p.name }))[0]?.networks ?? {}).sort();
+    try {
+      await t.compose.up(p);
+      assert.deepEqual(await on(), [`${p.name}_default`, shared].sort());
+      s.write(p, `services:\n${s.service('web')}`);
+      await t.compose.up(p);
+      assert.deepEqual(await on(), [`${p.name}_default`]);
+    } finally {
+      await t.compose.down(p).catch(() => undefined);
+      await t.engine.removeNetwork(shared);
+    }
+  });
 }
 
 function failureCases(each: Each): void {

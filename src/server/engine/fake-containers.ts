@@ -206,6 +206,13 @@ export function create(w: World, spec: ContainerSpec): FakeContainer {
   return c;
 }
 
+/** `docker network connect`: the container joins another network (compose does it for a service's second and later ones). */
+export function attach(w: World, c: FakeContainer, network: string): void {
+  if (!w.networks.get(network)) throw new AppError('not_found', `network ${network} not found`, { params: { what: 'network', name: network } });
+  if (network in c.networks) return;
+  c.networks[network] = c.state === 'running' ? w.networks.address(network) : null;
+}
+
 /** The main process: its output goes to the log; one that ends makes the container exit (and go, with autoRemove). */
 export function start(w: World, c: FakeContainer): void {
   if (c.state === 'running') return;

@@ -9,6 +9,7 @@
 import { AppError } from '../core/errors.ts';
 import type { ContainerEvent, ContainerSpec, ContainerSummary, Engine, LogOptions } from './engine.ts';
 import {
+  attach,
   cap,
   create,
   createWorld,
@@ -50,6 +51,8 @@ export interface FakeEngine extends Engine {
   /** An image the registry offers to `pullImage`. */
   offerImage(ref: string, opts?: { digests?: string[] }): void;
   addVolume(name: string, labels?: Record<string, string>): void;
+  /** A container joins another network, as `docker network connect` does (compose for a service's other networks). */
+  attach(idOrName: string, network: string): void;
   /** A program the containers can run, beside the fake shell's built-ins. */
   program(name: string, fn: Program): void;
   /** Files the containers see, by absolute path (the host probe's socket tables). */
@@ -142,6 +145,7 @@ export function createFakeEngine(): FakeEngine {
     addImage: (ref, o = {}) => w.images.add(ref, o.digests),
     offerImage: (ref, o = {}) => w.images.offer(ref, o.digests),
     addVolume: (name, labels) => w.volumes.add(name, labels),
+    attach: (idOrName, network) => attach(w, find(w, idOrName), network),
     program(name: string, fn: Program) {
       w.programs[name] = fn;
     },
