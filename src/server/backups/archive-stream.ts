@@ -6,7 +6,7 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync } fr
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { extract as tarExtract } from 'tar-stream';
+import { type Header, extract as tarExtract } from 'tar-stream';
 import { type PipedChild, runPiped } from '../core/exec.ts';
 import type { ArchiveLimits } from './archive-format.ts';
 
@@ -138,6 +138,81 @@ function waitDrain(w: {
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const asStop = (e: unknown) => (e instanceof ArchiveStop ? e : new ArchiveStop('', `the archive is truncated or corrupt (${describe(e)})`));
 
+type Decompressed = ReturnType<typeof openDecompressed>;
+type TarParser = ReturnType<typeof tarExtract>;
+type TarEntry = TarParser extends AsyncIterable<infer E> ? E : never;
+
+/** What has been read so far: bytes the entries declare, entries, bytes decompressed. */
+interface Tally {
+  declared: number;
+  count: number;
+  real: number;
+}
+
+/** Feeds the decompressed bytes to the parser, stopping it when they outgrow what the entries declare. */
+async function feedParser(src: Decompressed, ex: TarParser, limits: ArchiveLimits, tally: Tally): Promise<void> {
+  const ceiling = limits.maxBytes + limits.maxEntries * HEADER_ROOM + SLACK;
+  try {
+    for await (const chunk of src.stream) {
+      tally.real += chunk.length;
+      if (tally.real > Math.min(ceiling, tally.declared + (tally.count + 1) * HEADER_ROOM + SLACK)) {
+        throw new ArchiveStop(
+          '',
+          `more data than its entries declare (over ${tally.real} bytes decompressed for ${tally.declared} declared): a compression bomb`,
+        );
+      }
+      // A reader that stopped early (a restore's look at `stack/` only) destroyed the parser: stop feeding it.
+      if (ex.destroying || ex.destroyed) break;
+      if (!ex.write(chunk)) await waitDrain(ex);
+    }
+    await src.done;
+    ex.end(undefined);
+  } catch (e) {
+    ex.destroy(asStop(e));
+  }
+}
+
+/** The entry's header as the readers see it, counted against the limits. */
+function acceptHeader(h: Header, limits: ArchiveLimits, tally: Tally): EntryHeader {
+  const header: EntryHeader = {
+    name: h.name,
+    // tar-stream gives null for a type flag it does not know
+    type: (h.type as string | null) ?? null,
+    size: h.size,
+    mode: h.mode,
+    uid: h.uid,
+    gid: h.gid,
+    mtime: h.mtime,
+    linkname: h.linkname || null,
+  };
+  tally.count++;
+  if (tally.count > limits.maxEntries) throw new ArchiveStop(header.name, `more than ${limits.maxEntries} entries`);
+  tally.declared += header.size;
+  if (tally.declared > limits.maxBytes) throw new ArchiveStop(header.name, `a declared total of more than ${limits.maxBytes} bytes`);
+  if (header.type === 'directory' && header.size > 0) throw new ArchiveStop(header.name, 'a folder entry that carries data');
+  return header;
+}
+
+/** The entry's bytes, failures as ArchiveStop; `consumed` says whether the reader asked for them. */
+function entryData(entry: TarEntry): { data: AsyncIterable<Buffer>; consumed: () => boolean } {
+  let consumed = false;
+  const data: AsyncIterable<Buffer> = {
+    [Symbol.asyncIterator]: () => {
+      consumed = true;
+      const chunks = entry[Symbol.asyncIterator]();
+      return {
+        next: () =>
+          chunks.next().then(
+            (r) => r as IteratorResult<Buffer>,
+            (e: unknown) => Promise.reject(asStop(e)),
+          ),
+        return: async () => ({ done: true, value: undefined }),
+      };
+    },
+  };
+  return { data, consumed: () => consumed };
+}
+
 /**
  * Reads every entry of the archive in order and hands it to `handle`. The limits hold while reading:
  * past `maxEntries`, past a declared total of `maxBytes`, or when the decompressed bytes outgrow what the
@@ -153,27 +228,8 @@ export async function readEntries(
   if (!compression) throw new ArchiveStop('', 'not a gzip or zstd compressed archive');
   const src = openDecompressed(path, compression);
   const ex = tarExtract();
-  let declared = 0;
-  let count = 0;
-  let real = 0;
-  const ceiling = limits.maxBytes + limits.maxEntries * HEADER_ROOM + SLACK;
-  const feed = (async () => {
-    try {
-      for await (const chunk of src.stream) {
-        real += chunk.length;
-        if (real > Math.min(ceiling, declared + (count + 1) * HEADER_ROOM + SLACK)) {
-          throw new ArchiveStop('', `more data than its entries declare (over ${real} bytes decompressed for ${declared} declared): a compression bomb`);
-        }
-        // A reader that stopped early (a restore's look at `stack/` only) destroyed the parser: stop feeding it.
-        if (ex.destroying || ex.destroyed) break;
-        if (!ex.write(chunk)) await waitDrain(ex);
-      }
-      await src.done;
-      ex.end(undefined);
-    } catch (e) {
-      ex.destroy(asStop(e));
-    }
-  })();
+  const tally: Tally = { declared: 0, count: 0, real: 0 };
+  const feed = feedParser(src, ex, limits, tally);
   const entries = ex[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -184,41 +240,10 @@ export async function readEntries(
         throw asStop(e);
       }
       if (next.done) break;
-      const entry = next.value;
-      const h = entry.header;
-      const header: EntryHeader = {
-        name: h.name,
-        // tar-stream gives null for a type flag it does not know
-        type: (h.type as string | null) ?? null,
-        size: h.size,
-        mode: h.mode,
-        uid: h.uid,
-        gid: h.gid,
-        mtime: h.mtime,
-        linkname: h.linkname || null,
-      };
-      count++;
-      if (count > limits.maxEntries) throw new ArchiveStop(header.name, `more than ${limits.maxEntries} entries`);
-      declared += header.size;
-      if (declared > limits.maxBytes) throw new ArchiveStop(header.name, `a declared total of more than ${limits.maxBytes} bytes`);
-      if (header.type === 'directory' && header.size > 0) throw new ArchiveStop(header.name, 'a folder entry that carries data');
-      let consumed = false;
-      const data: AsyncIterable<Buffer> = {
-        [Symbol.asyncIterator]: () => {
-          consumed = true;
-          const chunks = entry[Symbol.asyncIterator]();
-          return {
-            next: () =>
-              chunks.next().then(
-                (r) => r as IteratorResult<Buffer>,
-                (e: unknown) => Promise.reject(asStop(e)),
-              ),
-            return: async () => ({ done: true, value: undefined }),
-          };
-        },
-      };
+      const header = acceptHeader(next.value.header, limits, tally);
+      const { data, consumed } = entryData(next.value);
       await handle({ header, data });
-      if (!consumed && header.type !== 'directory' && header.size > 0) {
+      if (!consumed() && header.type !== 'directory' && header.size > 0) {
         for await (const _ of data) void _;
       }
     }
@@ -229,5 +254,5 @@ export async function readEntries(
     await feed;
     throw e;
   }
-  return { compression, entries: count, bytes: real };
+  return { compression, entries: tally.count, bytes: tally.real };
 }
