@@ -106,93 +106,104 @@ export interface NotifierDeps {
   clock: () => Date;
 }
 
-export function createNotifier(d: NotifierDeps) {
-  const pending = new Set<Promise<unknown>>();
-  const resolve = d.resolve ?? ((c: StoredChannel) => c);
+/** What the notifier works with: its deps and the sends under way. */
+interface Sending {
+  d: NotifierDeps;
+  resolve: (c: StoredChannel) => StoredChannel;
+  pending: Set<Promise<unknown>>;
+}
 
-  /** Sends to one channel and records the outcome; never throws. */
-  async function deliver(c: StoredChannel, m: Message): Promise<SendResult> {
-    let r: SendResult;
-    try {
-      r = await d.send(resolve(c), m);
-    } catch (err) {
-      r = { ok: false, error: errorMessage(err) };
-    }
-    try {
-      d.repo.record(c.id, {
-        at: d.clock().toISOString(),
-        kind: m.kind,
-        ok: r.ok,
-        ...(r.status !== undefined ? { status: r.status } : {}),
-        ...(r.error ? { error: r.error } : {}),
-      });
-    } catch (err) {
-      d.logger.warn({ err: errorMessage(err), channel: c.id }, 'delivery not recorded');
-    }
-    if (!r.ok) d.logger.warn({ channel: c.id, kind: m.kind, status: r.status, error: r.error }, 'notification not delivered');
-    return r;
+/** Sends to one channel and records the outcome; never throws. */
+async function deliver(n: Sending, c: StoredChannel, m: Message): Promise<SendResult> {
+  const { d } = n;
+  let r: SendResult;
+  try {
+    r = await d.send(n.resolve(c), m);
+  } catch (err) {
+    r = { ok: false, error: errorMessage(err) };
   }
-
-  function track<T>(p: Promise<T>): Promise<T> {
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
-    return p;
-  }
-
-  /** Whether the request is due; records the round or state when it is (before sending, so a crash cannot repeat it). */
-  function due(r: NotifyRequest): boolean {
-    const last = d.repo.state(r.kind, r.subject);
-    const now = d.clock().toISOString();
-    if ((ROUND_KINDS as readonly string[]).includes(r.kind)) {
-      const round = r.round ?? now;
-      if (last === round) return false;
-      d.repo.setState(r.kind, r.subject, round, now);
-      return true;
-    }
-    const state = r.state ?? 'on';
-    if (last === state || (last === null && state === 'off')) return false;
-    d.repo.setState(r.kind, r.subject, state, now);
-    return state === 'on';
-  }
-
-  function request(r: NotifyRequest): void {
-    if (!due(r)) return;
-    const m: Message = {
-      kind: r.kind,
-      title: `Kade: ${r.title ?? TITLES[r.kind](r.subject)}`,
-      message: r.message,
-      subject: r.subject,
+  try {
+    d.repo.record(c.id, {
       at: d.clock().toISOString(),
-    };
-    const targets = channelsFor(r.kind, d.repo.channels(), d.repo.rules());
-    for (const c of targets) void track(deliver(c, m));
+      kind: m.kind,
+      ok: r.ok,
+      ...(r.status !== undefined ? { status: r.status } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    });
+  } catch (err) {
+    d.logger.warn({ err: errorMessage(err), channel: c.id }, 'delivery not recorded');
   }
+  if (!r.ok) d.logger.warn({ channel: c.id, kind: m.kind, status: r.status, error: r.error }, 'notification not delivered');
+  return r;
+}
 
+function track<T>(n: Sending, p: Promise<T>): Promise<T> {
+  n.pending.add(p);
+  void p.finally(() => n.pending.delete(p));
+  return p;
+}
+
+/** Whether the request is due; records the round or state when it is (before sending, so a crash cannot repeat it). */
+function due(d: NotifierDeps, r: NotifyRequest): boolean {
+  const last = d.repo.state(r.kind, r.subject);
+  const now = d.clock().toISOString();
+  if ((ROUND_KINDS as readonly string[]).includes(r.kind)) {
+    const round = r.round ?? now;
+    if (last === round) return false;
+    d.repo.setState(r.kind, r.subject, round, now);
+    return true;
+  }
+  const state = r.state ?? 'on';
+  if (last === state || (last === null && state === 'off')) return false;
+  d.repo.setState(r.kind, r.subject, state, now);
+  return state === 'on';
+}
+
+function request(n: Sending, r: NotifyRequest): void {
+  const { d } = n;
+  if (!due(d, r)) return;
+  const m: Message = {
+    kind: r.kind,
+    title: `Kade: ${r.title ?? TITLES[r.kind](r.subject)}`,
+    message: r.message,
+    subject: r.subject,
+    at: d.clock().toISOString(),
+  };
+  const targets = channelsFor(r.kind, d.repo.channels(), d.repo.rules());
+  for (const c of targets) void track(n, deliver(n, c, m));
+}
+
+/** One test message to every enabled channel, whatever the rules; what each answered. */
+async function sendTest(n: Sending): Promise<TestResultsT> {
+  const { d } = n;
+  const at = d.clock().toISOString();
+  const m: Message = { kind: 'test', title: `Kade: ${TITLES.test('')}`, message: `A test message from Kade, sent ${at}.`, subject: 'test', at };
+  const channels = d.repo.channels().filter((c) => c.enabled);
+  const results = await track(n, Promise.all(channels.map((c) => deliver(n, c, m))));
   return {
-    request,
+    results: results.map((r, i) => {
+      const c = channels[i] as StoredChannel;
+      return { channel: c.id, kind: c.kind, ok: r.ok, ...(r.status !== undefined ? { status: r.status } : {}), ...(r.error ? { error: r.error } : {}) };
+    }),
+  };
+}
+
+export function createNotifier(d: NotifierDeps) {
+  const n: Sending = { d, resolve: d.resolve ?? ((c: StoredChannel) => c), pending: new Set() };
+  return {
+    request: (r: NotifyRequest) => request(n, r),
     /** Subscribes to the bus: every `notify.<kind>` event and the mapped backup events become requests. */
     subscribe(events: EventBus): () => void {
       return events.subscribe((e) => {
         const r = requestOf(e);
-        if (r) request(r);
+        if (r) request(n, r);
       });
     },
     /** One test message to every enabled channel, whatever the rules; what each answered. */
-    async test(): Promise<TestResultsT> {
-      const at = d.clock().toISOString();
-      const m: Message = { kind: 'test', title: `Kade: ${TITLES.test('')}`, message: `A test message from Kade, sent ${at}.`, subject: 'test', at };
-      const channels = d.repo.channels().filter((c) => c.enabled);
-      const results = await track(Promise.all(channels.map((c) => deliver(c, m))));
-      return {
-        results: results.map((r, i) => {
-          const c = channels[i] as StoredChannel;
-          return { channel: c.id, kind: c.kind, ok: r.ok, ...(r.status !== undefined ? { status: r.status } : {}), ...(r.error ? { error: r.error } : {}) };
-        }),
-      };
-    },
+    test: (): Promise<TestResultsT> => sendTest(n),
     /** Waits for sends under way (tests and a clean shutdown). */
     async idle(): Promise<void> {
-      while (pending.size > 0) await Promise.allSettled([...pending]);
+      while (n.pending.size > 0) await Promise.allSettled([...n.pending]);
     },
   };
 }
