@@ -15,7 +15,7 @@ import type { SettingsService } from '../settings/settings.service.ts';
 import { causedByOwnOperation, createContainerWatch } from './container-watch.ts';
 import { sendPush, sendWebhook } from './http-senders.ts';
 import type { Message, SendResult } from './message.ts';
-import { createNotificationsRepo, type StoredChannel } from './notifications.repo.ts';
+import { createNotificationsRepo, type NotificationsRepo, type StoredChannel } from './notifications.repo.ts';
 import { createNotificationsService } from './notifications.service.ts';
 import { createNotifier, type NotifyRequest, notifyEvent } from './notifier.ts';
 import { diskRequest, STUCK_AFTER_MINUTES, stuckRequests } from './periodic-checks.ts';
@@ -39,7 +39,7 @@ export interface NotifyOptions {
 /** Events of Kade's own changes that stop, recreate or remove containers. */
 const isOwnOperation = (type: string) => type.startsWith('stack.') || type.startsWith('container.') || type === 'backup.restored';
 
-export function createNotificationsModule(d: {
+export interface NotificationsModuleDeps {
   db: Db;
   box: SecretBox;
   events: EventBus;
@@ -52,30 +52,30 @@ export function createNotificationsModule(d: {
   stackOfProject: (project: string) => string | null;
   settings: Pick<SettingsService, 'secret'>;
   options?: NotifyOptions;
-}) {
-  const o = d.options ?? {};
-  const timeoutMs = o.sendTimeoutMs ?? SEND_TIMEOUT_MS;
-  const stuckAfterMinutes = o.stuckAfterMinutes ?? STUCK_AFTER_MINUTES;
-  const repo = createNotificationsRepo(d.db, d.box);
-  const log = d.logger.child({ module: 'notifications' });
+}
 
-  const send = (c: StoredChannel, m: Message): Promise<SendResult> =>
-    c.kind === 'push' ? sendPush(c, m, timeoutMs) : c.kind === 'webhook' ? sendWebhook(c, m, timeoutMs) : sendMail(c, m, timeoutMs, o.smtpTrust);
-  // NOTIFY_TOKEN and NOTIFY_EMAIL_PASSWORD of the settings serve every channel that has no secret of its own.
-  const resolve = (c: StoredChannel): StoredChannel => {
-    if (c.kind !== 'email') return c.token !== null ? c : { ...c, token: d.settings.secret('NOTIFY_TOKEN') };
+/** Each channel's sender by its kind, within the time limit of one send. */
+const senderOf =
+  (timeoutMs: number, trust: SmtpTrust | undefined) =>
+  (c: StoredChannel, m: Message): Promise<SendResult> =>
+    c.kind === 'push' ? sendPush(c, m, timeoutMs) : c.kind === 'webhook' ? sendWebhook(c, m, timeoutMs) : sendMail(c, m, timeoutMs, trust);
+
+/** NOTIFY_TOKEN and NOTIFY_EMAIL_PASSWORD of the settings serve every channel that has no secret of its own. */
+const secretsOf =
+  (settings: Pick<SettingsService, 'secret'>) =>
+  (c: StoredChannel): StoredChannel => {
+    if (c.kind !== 'email') return c.token !== null ? c : { ...c, token: settings.secret('NOTIFY_TOKEN') };
     if (!c.smtp || c.smtp.password !== null || !c.smtp.username) return c;
-    return { ...c, smtp: { ...c.smtp, password: d.settings.secret('NOTIFY_EMAIL_PASSWORD') } };
+    return { ...c, smtp: { ...c.smtp, password: settings.secret('NOTIFY_EMAIL_PASSWORD') } };
   };
-  const notifier = createNotifier({ repo, send, resolve, logger: log, clock: d.clock });
-  const service = createNotificationsService({ repo, notifier, events: d.events, stuckAfterMinutes });
-  const emit = (r: NotifyRequest) => d.events.emit(notifyEvent(r));
 
-  const ownOps = new Map<string, number>();
+/** The stopped-container watch, its cursor kept in the notifications' state table. */
+function watchOf(d: NotificationsModuleDeps, repo: NotificationsRepo, log: Logger, emit: (r: NotifyRequest) => void, ownOps: ReadonlyMap<string, number>) {
   // Kade's own stop: its job holds the app's slot, or its operation on the app or the container ended just after the stop.
   const expected = (stack: string, container: string, atMs: number): boolean =>
     d.jobs.busy(stack) || causedByOwnOperation([ownOps.get(stack), ownOps.get(container)], atMs);
-  const watch = createContainerWatch({
+  const graceMs = d.options?.graceMs;
+  return createContainerWatch({
     engine: d.engine,
     stackOfProject: d.stackOfProject,
     expected,
@@ -83,8 +83,21 @@ export function createNotificationsModule(d: {
     cursor: { get: () => repo.state('_engine', 'events_cursor'), set: (v) => repo.setState('_engine', 'events_cursor', v, d.clock().toISOString()) },
     logger: log,
     clock: d.clock,
-    ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
+    ...(graceMs !== undefined ? { graceMs } : {}),
   });
+}
+
+export function createNotificationsModule(d: NotificationsModuleDeps) {
+  const o = d.options ?? {};
+  const stuckAfterMinutes = o.stuckAfterMinutes ?? STUCK_AFTER_MINUTES;
+  const repo = createNotificationsRepo(d.db, d.box);
+  const log = d.logger.child({ module: 'notifications' });
+  const send = senderOf(o.sendTimeoutMs ?? SEND_TIMEOUT_MS, o.smtpTrust);
+  const notifier = createNotifier({ repo, send, resolve: secretsOf(d.settings), logger: log, clock: d.clock });
+  const service = createNotificationsService({ repo, notifier, events: d.events, stuckAfterMinutes });
+  const emit = (r: NotifyRequest) => d.events.emit(notifyEvent(r));
+  const ownOps = new Map<string, number>();
+  const watch = watchOf(d, repo, log, emit, ownOps);
 
   function checkDisk(): void {
     try {
