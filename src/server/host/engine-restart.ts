@@ -53,92 +53,104 @@ export function parseShow(text: string): Record<string, string> {
   return out;
 }
 
-export function createEngineRestart(d: EngineRestartDeps) {
-  const pollMs = d.pollMs ?? 250;
-  const goneWithinMs = d.goneWithinMs ?? 60_000;
-  const backWithinMs = d.backWithinMs ?? 180_000;
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The deps with the waits filled in. */
+interface Restart extends EngineRestartDeps {
+  pollMs: number;
+  goneWithinMs: number;
+  backWithinMs: number;
+}
 
-  /** What the host runs as PID 1, and the engine unit's state when that is systemd; refuses otherwise. */
-  async function check(): Promise<{ active: string }> {
-    const comm = await d.helper({ cmd: ['cat', '/proc/1/comm'], privileged: false });
-    const pid1 = comm.stdout.trim();
-    if (comm.exitCode !== 0 || pid1 === '')
-      throw new AppError('engine_unreachable', `reading the host's PID 1 failed: ${comm.stderr.trim() || `exit code ${comm.exitCode}`}`);
-    if (pid1 !== 'systemd') throw refusal('not_systemd', pid1);
-    const show = await d.helper({ cmd: [...NSENTER, 'systemctl', 'show', '--property=LoadState,ActiveState', ENGINE_UNIT], privileged: true });
-    const props = parseShow(show.stdout);
-    if (show.exitCode !== 0 || props.LoadState !== 'loaded') throw refusal('no_unit', props.LoadState ?? (show.stderr.trim() || `exit code ${show.exitCode}`));
-    return { active: props.ActiveState ?? 'unknown' };
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the host runs as PID 1, and the engine unit's state when that is systemd; refuses otherwise. */
+async function check(d: Restart): Promise<{ active: string }> {
+  const comm = await d.helper({ cmd: ['cat', '/proc/1/comm'], privileged: false });
+  const pid1 = comm.stdout.trim();
+  if (comm.exitCode !== 0 || pid1 === '')
+    throw new AppError('engine_unreachable', `reading the host's PID 1 failed: ${comm.stderr.trim() || `exit code ${comm.exitCode}`}`);
+  if (pid1 !== 'systemd') throw refusal('not_systemd', pid1);
+  const show = await d.helper({ cmd: [...NSENTER, 'systemctl', 'show', '--property=LoadState,ActiveState', ENGINE_UNIT], privileged: true });
+  const props = parseShow(show.stdout);
+  if (show.exitCode !== 0 || props.LoadState !== 'loaded') throw refusal('no_unit', props.LoadState ?? (show.stderr.trim() || `exit code ${show.exitCode}`));
+  return { active: props.ActiveState ?? 'unknown' };
+}
+
+/** Polls the engine until `answers` is what it does, or the time is up. */
+async function until(d: Restart, answers: boolean, withinMs: number): Promise<string | null> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const version = await d.engine.ping().then(
+      (v) => v.version,
+      () => null,
+    );
+    if ((version !== null) === answers) return version ?? '';
+    if (Date.now() > deadline) return null;
+    await pause(d.pollMs);
   }
+}
 
-  /** Polls the engine until `answers` is what it does, or the time is up. */
-  async function until(answers: boolean, withinMs: number): Promise<string | null> {
-    const deadline = Date.now() + withinMs;
-    for (;;) {
-      const version = await d.engine.ping().then(
-        (v) => v.version,
-        () => null,
-      );
-      if ((version !== null) === answers) return version ?? '';
-      if (Date.now() > deadline) return null;
-      await pause(pollMs);
-    }
+/** The engine gone, then back: what it says once it answers again, or why the job fails. */
+async function waitGoneAndBack(d: Restart, ctx: JobContext): Promise<string> {
+  if ((await until(d, false, d.goneWithinMs)) === null) {
+    throw new AppError(
+      'conflict',
+      `the engine kept answering for ${d.goneWithinMs / 1000} s after the restart was asked for: see \`systemctl status ${ENGINE_UNIT}\` on the host`,
+    );
   }
-
-  async function work(ctx: JobContext, active: string): Promise<void> {
-    ctx.log(`PID 1 of the engine's host is systemd and ${ENGINE_UNIT} is loaded (${active})`);
-    if (d.ownContainerId !== null) {
-      ctx.log(
-        "Kade runs in a container of this engine: it stops with the engine and its restart policy starts it again; this job then ends with the engine's answer",
-      );
-    }
-    ctx.record({ asked: new Date().toISOString() });
-    const asked = await d.helper({ cmd: [...NSENTER, 'systemctl', '--no-block', 'restart', ENGINE_UNIT], privileged: true });
-    if (asked.exitCode !== 0)
-      throw new AppError('conflict', `systemctl restart ${ENGINE_UNIT} failed: ${asked.stderr.trim() || `exit code ${asked.exitCode}`}`);
-    ctx.log(`systemd restarts ${ENGINE_UNIT}; waiting for the engine to go away`);
-    ctx.progress(0.2);
-    if ((await until(false, goneWithinMs)) === null) {
-      throw new AppError(
-        'conflict',
-        `the engine kept answering for ${goneWithinMs / 1000} s after the restart was asked for: see \`systemctl status ${ENGINE_UNIT}\` on the host`,
-      );
-    }
-    ctx.log('the engine stopped; waiting for it to answer again');
-    ctx.progress(0.5);
-    const version = await until(true, backWithinMs);
-    if (version === null) {
-      throw new AppError(
-        'engine_unreachable',
-        `the engine did not answer within ${backWithinMs / 1000} s of stopping: see \`systemctl status ${ENGINE_UNIT}\` and \`journalctl -u ${ENGINE_UNIT}\` on the host`,
-      );
-    }
-    ctx.log(`the engine answers again (Docker ${version})`);
+  ctx.log('the engine stopped; waiting for it to answer again');
+  ctx.progress(0.5);
+  const version = await until(d, true, d.backWithinMs);
+  if (version === null) {
+    throw new AppError(
+      'engine_unreachable',
+      `the engine did not answer within ${d.backWithinMs / 1000} s of stopping: see \`systemctl status ${ENGINE_UNIT}\` and \`journalctl -u ${ENGINE_UNIT}\` on the host`,
+    );
   }
+  return version;
+}
 
+async function work(d: Restart, ctx: JobContext, active: string): Promise<void> {
+  ctx.log(`PID 1 of the engine's host is systemd and ${ENGINE_UNIT} is loaded (${active})`);
+  if (d.ownContainerId !== null) {
+    ctx.log(
+      "Kade runs in a container of this engine: it stops with the engine and its restart policy starts it again; this job then ends with the engine's answer",
+    );
+  }
+  ctx.record({ asked: new Date().toISOString() });
+  const asked = await d.helper({ cmd: [...NSENTER, 'systemctl', '--no-block', 'restart', ENGINE_UNIT], privileged: true });
+  if (asked.exitCode !== 0) throw new AppError('conflict', `systemctl restart ${ENGINE_UNIT} failed: ${asked.stderr.trim() || `exit code ${asked.exitCode}`}`);
+  ctx.log(`systemd restarts ${ENGINE_UNIT}; waiting for the engine to go away`);
+  ctx.progress(0.2);
+  const version = await waitGoneAndBack(d, ctx);
+  ctx.log(`the engine answers again (Docker ${version})`);
+}
+
+/** Checks what the host can do, then restarts the engine as a job; a host where Kade cannot is a `conflict` saying why. */
+async function restart(d: Restart, actor: Actor): Promise<JobT> {
+  requireRole(actor, 'admin', 'restarting the container engine');
+  let active: string;
+  try {
+    ({ active } = await check(d));
+  } catch (err) {
+    const reason = err instanceof AppError ? String(err.params.reason ?? err.code) : 'internal';
+    d.events.emit({ type: EVENT, actor, source: 'engine', target: ENGINE_UNIT, status: 'failed', detail: { reason, message: errorMessage(err) } });
+    throw err;
+  }
+  const job = d.jobs.startExclusive({ kind: JOB_KIND, stack: null, actor }, (ctx) => work(d, ctx, active), 'restarting the container engine');
+  d.events.emit({ type: EVENT, actor, source: 'engine', target: ENGINE_UNIT, status: 'ok', detail: { job: job.id } });
+  return job;
+}
+
+export function createEngineRestart(deps: EngineRestartDeps) {
+  const d: Restart = { ...deps, pollMs: deps.pollMs ?? 250, goneWithinMs: deps.goneWithinMs ?? 60_000, backWithinMs: deps.backWithinMs ?? 180_000 };
   /** A Kade in a container of the engine stopped with it: at its next start the job ends with what the engine says now. */
   const resolve: Resolver = async () => {
     const v = await d.engine.ping();
     return `Kade stopped with the engine and started again; the engine answers (Docker ${v.version})`;
   };
-
   return {
     /** Checks what the host can do, then restarts the engine as a job; a host where Kade cannot is a `conflict` saying why. */
-    async restart(actor: Actor): Promise<JobT> {
-      requireRole(actor, 'admin', 'restarting the container engine');
-      let active: string;
-      try {
-        ({ active } = await check());
-      } catch (err) {
-        const reason = err instanceof AppError ? String(err.params.reason ?? err.code) : 'internal';
-        d.events.emit({ type: EVENT, actor, source: 'engine', target: ENGINE_UNIT, status: 'failed', detail: { reason, message: errorMessage(err) } });
-        throw err;
-      }
-      const job = d.jobs.startExclusive({ kind: JOB_KIND, stack: null, actor }, (ctx) => work(ctx, active), 'restarting the container engine');
-      d.events.emit({ type: EVENT, actor, source: 'engine', target: ENGINE_UNIT, status: 'ok', detail: { job: job.id } });
-      return job;
-    },
+    restart: (actor: Actor): Promise<JobT> => restart(d, actor),
     resolvers: { [JOB_KIND]: resolve } as Record<string, Resolver>,
   };
 }
