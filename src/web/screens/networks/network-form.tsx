@@ -88,19 +88,6 @@ export function NetworkForm({ taken, host, hostError, loaded, onCreated, created
   const refused = refusalMarks(create.error, { known: ['name'], name: { field: 'name', kind: 'network', value: sentName } });
   const error = refused.rest;
   const bad = errorFields(error);
-  const field = (key: keyof NetworkPlan, hint: string) => (
-    <TextField
-      label={t(`networks.field.${key}`)}
-      name={key}
-      value={plan[key]}
-      onInput={set(key)}
-      autocomplete="off"
-      hint={hint}
-      required={key === 'subnet'}
-      invalid={bad.includes(key)}
-      errorId={ids.error}
-    />
-  );
   const iface = plan.interface.trim();
   return (
     <form ref={form} class="card net-form" aria-labelledby={ids.title} onSubmit={(e) => void submit(e)} aria-busy={busy} noValidate>
@@ -125,35 +112,70 @@ export function NetworkForm({ taken, host, hostError, loaded, onCreated, created
           hint={t('networks.name_hint')}
           error={nameSays ?? (nameMissing ? t('networks.name_missing') : stillSays(refused.marks, { name: sentName }, 'name', typed))}
         />
-        {field('subnet', t('networks.subnet_hint'))}
-        {field('gateway', t('networks.gateway_hint'))}
-        {field('range', t('networks.range_hint'))}
-        {field('interface', t('networks.interface_hint'))}
+        <PlanFields plan={plan} set={set} bad={bad} errorId={ids.error} />
       </div>
       <p class="net-kind-will">{iface ? t('networks.kind_macvlan_will', { interface: iface }) : t('networks.kind_bridge_will')}</p>
       <ReviewPanel state={review} id={ids.review} />
       <RangeHelper key={round} onUse={set('range')} />
-      <div role="status" class="net-form-status">
-        {created && !create.error && (
-          <div class="notice">
-            <p>{t('networks.created', { name: created.name })}</p>
-            {created.warnings.length > 0 && (
-              <ul>
-                {created.warnings.map((w, i) => (
-                  <li key={`${w.code}-${i}`}>{problemText(w)}</li>
-                ))}
-              </ul>
-            )}
-          </div>
-        )}
-      </div>
+      <Created created={create.error ? null : created} />
       <Refusal error={error} id={ids.error} />
-      <div class="net-form-buttons">
-        <button type="submit" class="btn btn-primary" aria-disabled={busy || blocked} aria-describedby={blocked ? ids.review : undefined}>
-          {busy ? t('networks.creating') : t('networks.create')}
-        </button>
-        {blocked && <span class="net-blocked">{t('networks.create_blocked')}</span>}
-      </div>
+      <CreateButton busy={busy} blocked={blocked} reviewId={ids.review} />
     </form>
+  );
+}
+
+const HINTS = { subnet: 'networks.subnet_hint', gateway: 'networks.gateway_hint', range: 'networks.range_hint', interface: 'networks.interface_hint' } as const;
+
+/** The address plan's fields; the ones the server refused are marked and described by the refusal. */
+function PlanFields(p: { plan: NetworkPlan; set: (key: keyof NetworkPlan) => (value: string) => void; bad: readonly string[]; errorId: string }) {
+  return (
+    <>
+      {(['subnet', 'gateway', 'range', 'interface'] as const).map((key) => (
+        <TextField
+          key={key}
+          label={t(`networks.field.${key}`)}
+          name={key}
+          value={p.plan[key]}
+          onInput={p.set(key)}
+          autocomplete="off"
+          hint={t(HINTS[key])}
+          required={key === 'subnet'}
+          invalid={p.bad.includes(key)}
+          errorId={p.errorId}
+        />
+      ))}
+    </>
+  );
+}
+
+/** The last create confirmed, with the warnings of what was made of the input; a live region, empty otherwise. */
+function Created({ created }: { created: Props['created'] }) {
+  return (
+    <div role="status" class="net-form-status">
+      {created && (
+        <div class="notice">
+          <p>{t('networks.created', { name: created.name })}</p>
+          {created.warnings.length > 0 && (
+            <ul>
+              {created.warnings.map((w, i) => (
+                <li key={`${w.code}-${i}`}>{problemText(w)}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Create, held back (and said why) while the review finds errors. */
+function CreateButton({ busy, blocked, reviewId }: { busy: boolean; blocked: boolean; reviewId: string }) {
+  return (
+    <div class="net-form-buttons">
+      <button type="submit" class="btn btn-primary" aria-disabled={busy || blocked} aria-describedby={blocked ? reviewId : undefined}>
+        {busy ? t('networks.creating') : t('networks.create')}
+      </button>
+      {blocked && <span class="net-blocked">{t('networks.create_blocked')}</span>}
+    </div>
   );
 }

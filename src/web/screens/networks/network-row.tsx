@@ -1,3 +1,4 @@
+import type { Ref } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
@@ -34,37 +35,31 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
   useEffect(() => {
     if (confirming) cancelButton.current?.focus();
   }, [confirming]);
+  // The question closed gives the focus back to the button that asked it.
+  const close = () => {
+    setConfirming(false);
+    deleteButton.current?.focus();
+  };
 
   const action = useAction(async (work: () => Promise<void>) => {
     try {
       await work();
     } catch (err) {
-      setConfirming(false);
-      deleteButton.current?.focus();
+      close();
       throw err;
     }
   });
   const { busy, error } = action;
-  const remove = () =>
+  const change = (kind: 'deleted' | 'taken_over', work: (name: string) => Promise<unknown>) =>
     action.run(async () => {
-      await deleteNetwork(n.name);
-      onChanged({ kind: 'deleted', name: n.name });
-    });
-  const takeOver = () =>
-    action.run(async () => {
-      await takeOverNetwork(n.name);
-      onChanged({ kind: 'taken_over', name: n.name });
+      await work(n.name);
+      onChanged({ kind, name: n.name });
     });
 
   return (
     <li class="net" aria-labelledby={heading} aria-busy={busy} data-network={n.name}>
       <div class="net-head">
-        <h2 id={heading}>
-          <span class="mono">{n.name}</span>
-          <span class={`badge net-kind net-kind-${n.kind}`}>{t(`networks.kind.${n.kind}`)}</span>
-          <span class="badge net-driver">{n.driver}</span>
-          {!n.exists && <span class="badge net-badge-later">{t('networks.not_created')}</span>}
-        </h2>
+        <NetworkTitle n={n} heading={heading} />
         {rights.manage && (
           <div class="net-actions">
             {mine ? (
@@ -82,7 +77,12 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
                 {t('networks.delete')}
               </button>
             ) : (
-              <button type="button" class="btn btn-small" aria-label={t('networks.take_over_label', { name: n.name })} onClick={() => void takeOver()}>
+              <button
+                type="button"
+                class="btn btn-small"
+                aria-label={t('networks.take_over_label', { name: n.name })}
+                onClick={() => void change('taken_over', takeOverNetwork)}
+              >
                 {busy ? t('networks.busy') : t('networks.take_over')}
               </button>
             )}
@@ -93,31 +93,38 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
       {!n.exists && <p class="muted small">{t('networks.not_created_hint')}</p>}
       <Facts n={n} />
       <Members n={n} />
-      {confirming && (
-        <fieldset class="net-confirm">
-          <legend>{t('networks.delete_confirm', { name: n.name })}</legend>
-          <div class="net-form-buttons">
-            <button type="button" class="btn btn-small btn-danger" onClick={() => void remove()}>
-              {busy ? t('networks.busy') : t('networks.delete_yes')}
-            </button>
-            <button
-              ref={cancelButton}
-              type="button"
-              class="btn btn-small"
-              onClick={() => {
-                setConfirming(false);
-                deleteButton.current?.focus();
-              }}
-            >
-              {t('networks.cancel')}
-            </button>
-          </div>
-        </fieldset>
-      )}
+      {confirming && <DeleteQuestion name={n.name} busy={busy} cancel={cancelButton} onYes={() => void change('deleted', deleteNetwork)} onNo={close} />}
       <ErrorMessage error={error} onDismiss={action.reset} />
       <InUse error={error} n={n} />
       {rights.check && n.subnet && <AddressCheck network={n.name} />}
     </li>
+  );
+}
+
+function DeleteQuestion(p: { name: string; busy: boolean; cancel: Ref<HTMLButtonElement>; onYes: () => void; onNo: () => void }) {
+  return (
+    <fieldset class="net-confirm">
+      <legend>{t('networks.delete_confirm', { name: p.name })}</legend>
+      <div class="net-form-buttons">
+        <button type="button" class="btn btn-small btn-danger" onClick={p.onYes}>
+          {p.busy ? t('networks.busy') : t('networks.delete_yes')}
+        </button>
+        <button ref={p.cancel} type="button" class="btn btn-small" onClick={p.onNo}>
+          {t('networks.cancel')}
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function NetworkTitle({ n, heading }: { n: NetworkViewT; heading: string }) {
+  return (
+    <h2 id={heading}>
+      <span class="mono">{n.name}</span>
+      <span class={`badge net-kind net-kind-${n.kind}`}>{t(`networks.kind.${n.kind}`)}</span>
+      <span class="badge net-driver">{n.driver}</span>
+      {!n.exists && <span class="badge net-badge-later">{t('networks.not_created')}</span>}
+    </h2>
   );
 }
 
