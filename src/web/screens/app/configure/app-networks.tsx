@@ -1,3 +1,4 @@
+import type { Ref } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { JobT } from '../../../../shared/api.ts';
 import type { ConnectRequestT } from '../../../../shared/networks.ts';
@@ -90,31 +91,7 @@ export function AppNetworks({ name, config, own, locked, isAdmin, onChanged }: P
           )}
         </p>
       )}
-      {run && (
-        <div class="appnet-run">
-          <h3 ref={heading} tabIndex={-1}>
-            {actionLabel(run.action, name)}
-          </h3>
-          <JobProgress key={run.job.id} job={run.job} label={t('appnet.job_label', { name })} onEnd={onEnd} />
-          {run.ended?.state === 'succeeded' && (
-            <p class="configure-done" role="status">
-              <span aria-hidden="true">✓ </span>
-              {t('appnet.done', { name })}
-            </p>
-          )}
-          {run.ended && run.ended.state !== 'succeeded' && (
-            <AlertBox>
-              <p>{run.ended.error ? t('appnet.failed_why', { error: run.ended.error }) : t('appnet.failed')}</p>
-              <p>{t('appnet.restored')}</p>
-            </AlertBox>
-          )}
-          {run.ended && (
-            <button type="button" class="btn btn-small btn-quiet" onClick={() => setRun(null)}>
-              {t('appnet.hide')}
-            </button>
-          )}
-        </div>
-      )}
+      {run && <RunBox run={run} name={name} heading={heading} onEnd={onEnd} onHide={() => setRun(null)} />}
       <ErrorMessage error={refused} onDismiss={() => setRefused(null)} />
       {kade !== null && kade.length > 0 && (
         <ul class="appnet-list">
@@ -124,5 +101,46 @@ export function AppNetworks({ name, config, own, locked, isAdmin, onChanged }: P
         </ul>
       )}
     </section>
+  );
+}
+
+/** The network change as it runs, and how it ended: done, or failed with the old state put back. */
+function RunBox({
+  run,
+  name,
+  heading,
+  onEnd,
+  onHide,
+}: {
+  run: Run;
+  name: string;
+  heading: Ref<HTMLHeadingElement>;
+  onEnd: (j: JobT) => void;
+  onHide: () => void;
+}) {
+  return (
+    <div class="appnet-run">
+      <h3 ref={heading} tabIndex={-1}>
+        {actionLabel(run.action, name)}
+      </h3>
+      <JobProgress key={run.job.id} job={run.job} label={t('appnet.job_label', { name })} onEnd={onEnd} />
+      {run.ended?.state === 'succeeded' && (
+        <p class="configure-done" role="status">
+          <span aria-hidden="true">✓ </span>
+          {t('appnet.done', { name })}
+        </p>
+      )}
+      {run.ended && run.ended.state !== 'succeeded' && (
+        <AlertBox>
+          <p>{run.ended.error ? t('appnet.failed_why', { error: run.ended.error }) : t('appnet.failed')}</p>
+          <p>{t('appnet.restored')}</p>
+        </AlertBox>
+      )}
+      {run.ended && (
+        <button type="button" class="btn btn-small btn-quiet" onClick={onHide}>
+          {t('appnet.hide')}
+        </button>
+      )}
+    </div>
   );
 }

@@ -15,10 +15,8 @@ import './configure.css';
 
 type Run = { job: JobT; ended: JobT | null };
 
-/** The Configure tab of an app: the template's form with the stored values and the extras, applied by a job. */
-export function ConfigureTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
-  useLang();
-  const allowed = roleAllows(user.role, 'operator');
+/** The tab's state: the stored configuration, what runs now, the helpers of the form, and the reconfigure job. */
+function useConfigureTab(name: string, allowed: boolean, filesVersion: string | null | undefined) {
   const [config, setConfig] = useState<StackConfigT | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Bumped on every load and reset, so the form starts again from the stored values.
@@ -80,20 +78,32 @@ export function ConfigureTab({ name, user, filesVersion }: { name: string; user:
     void load();
   }, [filesVersion, jobRunning]);
 
-  // Installed apps a connect field may point at, with the ports they publish.
-  const instances = useInstances(stacks, config?.schema?.template ?? null);
-  if (!allowed) return <p class="muted configure-denied">{t('configure.need_operator')}</p>;
-
   const onEnd = (ended: JobT) => {
     setRun((r) => (r ? { ...r, ended } : r));
     // A failed change put the old files back: the form keeps the user's values to try again.
     if (ended.state === 'succeeded') void load();
     else readRunning();
   };
+  const onStarted = (job: JobT) => {
+    setChangedUnder(false);
+    setRun({ job, ended: null });
+  };
+  const reset = () => setGeneration((g) => g + 1);
+  return { config, error, generation, stacks, devices, running, run, jobRunning, changedUnder, refresh, onEnd, onStarted, reset };
+}
+
+/** The Configure tab of an app: the template's form with the stored values and the extras, applied by a job. */
+export function ConfigureTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
+  useLang();
+  const allowed = roleAllows(user.role, 'operator');
+  const { config, error, running, run, jobRunning, ...tab } = useConfigureTab(name, allowed, filesVersion);
+  // Installed apps a connect field may point at, with the ports they publish.
+  const instances = useInstances(tab.stacks, config?.schema?.template ?? null);
+  if (!allowed) return <p class="muted configure-denied">{t('configure.need_operator')}</p>;
   return (
     <div class="configure">
       <ErrorMessage error={error} />
-      {changedUnder && (
+      {tab.changedUnder && (
         <p class="notice configure-reloaded" role="status">
           {t('configure.files_changed')}
         </p>
@@ -105,22 +115,19 @@ export function ConfigureTab({ name, user, filesVersion }: { name: string; user:
       )}
       {config && <TemplateSource config={config} />}
       {config && config.schema === null && <NoForm config={config} />}
-      {run && <RunPanel key={run.job.id} run={run} name={name} onEnd={onEnd} />}
+      {run && <RunPanel key={run.job.id} run={run} name={name} onEnd={tab.onEnd} />}
       {config?.schema && (
         // Hidden, not unmounted, while the job runs: after a failure the user's changes are still there to retry.
         <div hidden={jobRunning}>
           <ConfigureForm
-            key={generation}
+            key={tab.generation}
             stack={name}
             config={{ ...config, schema: config.schema }}
             instances={instances}
-            devices={devices}
+            devices={tab.devices}
             running={running}
-            onStarted={(job) => {
-              setChangedUnder(false);
-              setRun({ job, ended: null });
-            }}
-            onReset={() => setGeneration((g) => g + 1)}
+            onStarted={tab.onStarted}
+            onReset={tab.reset}
           />
         </div>
       )}
@@ -131,7 +138,7 @@ export function ConfigureTab({ name, user, filesVersion }: { name: string; user:
           own={running?.containers ?? []}
           locked={jobRunning}
           isAdmin={roleAllows(user.role, 'admin')}
-          onChanged={refresh}
+          onChanged={tab.refresh}
         />
       )}
     </div>
