@@ -1,3 +1,4 @@
+import type { Ref } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../../api.ts';
 import { AlertBox, ErrorMessage, errorFields } from '../../../components/error-message.tsx';
@@ -115,31 +116,7 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
     >
       <h2 id={ids.title}>{t('adopt.title')}</h2>
       <p class="muted adopt-intro">{t('adopt.intro')}</p>
-      <FieldFrame
-        label={t('adopt.path')}
-        name="path"
-        required
-        hint={t('adopt.path_hint')}
-        invalid={refusedPath}
-        errorId={ids.error}
-        flagged={pathInvalid}
-        describedBy={`${ids.path}-check`}
-        footer={<FolderStatus id={`${ids.path}-check`} check={check} />}
-      >
-        {(a) => (
-          <input
-            ref={pathInput}
-            type="text"
-            {...a}
-            class="adopt-path"
-            value={path}
-            onInput={(e) => setPath(e.currentTarget.value)}
-            autocomplete="off"
-            autocapitalize="off"
-            spellcheck={false}
-          />
-        )}
-      </FieldFrame>
+      <PathField id={ids.path} errorId={ids.error} input={pathInput} value={path} onInput={setPath} check={check} refused={refusedPath} flagged={pathInvalid} />
       <TextField
         label={t('adopt.name')}
         name="name"
@@ -150,17 +127,7 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
         invalid={bad.includes('name') && sent.name === name.trim()}
         errorId={ids.error}
       />
-      {relative !== null ? (
-        <AlertBox id={ids.error}>
-          <p>{t('adopt.need_absolute')}</p>
-        </AlertBox>
-      ) : own ? (
-        <AlertBox id={ids.error}>
-          <p>{own}</p>
-        </AlertBox>
-      ) : (
-        <ErrorMessage error={error} id={ids.error} />
-      )}
+      <Refusal id={ids.error} error={error} relative={relative !== null} own={own} />
       <div class="adopt-buttons">
         <button type="submit" class="btn btn-primary">
           {busy ? t('adopt.busy') : t('adopt.submit')}
@@ -171,4 +138,56 @@ export function AdoptForm({ onAdopted, onCancel }: Props) {
       </div>
     </form>
   );
+}
+
+/** The folder, checked while typing: visible to Kade and a folder. */
+function PathField(p: {
+  id: string;
+  errorId: string;
+  input: Ref<HTMLInputElement>;
+  value: string;
+  onInput: (v: string) => void;
+  check: Check;
+  refused: boolean;
+  flagged: boolean;
+}) {
+  return (
+    <FieldFrame
+      label={t('adopt.path')}
+      name="path"
+      required
+      hint={t('adopt.path_hint')}
+      invalid={p.refused}
+      errorId={p.errorId}
+      flagged={p.flagged}
+      describedBy={`${p.id}-check`}
+      footer={<FolderStatus id={`${p.id}-check`} check={p.check} />}
+    >
+      {(a) => (
+        <input
+          ref={p.input}
+          type="text"
+          {...a}
+          class="adopt-path"
+          value={p.value}
+          onInput={(e) => p.onInput(e.currentTarget.value)}
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+        />
+      )}
+    </FieldFrame>
+  );
+}
+
+/** Why the adopt did not go: a relative folder, a refusal in adopt's own words, else the usual error text. */
+function Refusal({ id, error, relative, own }: { id: string; error: unknown; relative: boolean; own: string | null }) {
+  if (relative || own) {
+    return (
+      <AlertBox id={id}>
+        <p>{relative ? t('adopt.need_absolute') : own}</p>
+      </AlertBox>
+    );
+  }
+  return <ErrorMessage error={error} id={id} />;
 }
