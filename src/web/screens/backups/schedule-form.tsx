@@ -126,10 +126,35 @@ function ScheduleEditor({ schedule, onSaved }: { schedule: BackupScheduleT; onSa
   const live = scheduleProblems(form);
   const refused = refusalMarks(save.error, { known: ['mode', 'day', 'hour', 'retention_count', 'retention_days'] });
   const errorOf = (k: ScheduleField) => problemText(live[k]) ?? (sent ? stillSays(refused.marks, sent, k, form[k]) : null);
-  const days = weekdayNames(locale());
-
   return (
     <form class="schedule-form" onSubmit={submit} noValidate aria-busy={save.busy}>
+      <ScheduleFields form={form} set={set} errorOf={errorOf} />
+      <ErrorMessage error={refused.rest} onDismiss={save.reset} />
+      <div class="schedule-save">
+        <button type="submit" class="btn btn-primary" aria-disabled={save.busy}>
+          {save.busy ? t('backups.schedule.saving') : t('backups.schedule.save')}
+        </button>
+        <p role="status" class="schedule-saved">
+          {save.result && !dirty ? t('backups.schedule.saved') : ''}
+        </p>
+      </div>
+    </form>
+  );
+}
+
+/** When the backups run (off, daily, weekly), the day and the hour, and how many are kept. */
+function ScheduleFields({
+  form,
+  set,
+  errorOf,
+}: {
+  form: ScheduleForm;
+  set: (k: keyof ScheduleForm, v: string) => void;
+  errorOf: (k: ScheduleField) => string | null;
+}) {
+  const days = weekdayNames(locale());
+  return (
+    <>
       <fieldset class="schedule-modes">
         <legend>{t('backups.schedule.when')}</legend>
         {SCHEDULE_MODES.map((m) => (
@@ -175,15 +200,6 @@ function ScheduleEditor({ schedule, onSaved }: { schedule: BackupScheduleT; onSa
           />
         ))}
       </div>
-      <ErrorMessage error={refused.rest} onDismiss={save.reset} />
-      <div class="schedule-save">
-        <button type="submit" class="btn btn-primary" aria-disabled={save.busy}>
-          {save.busy ? t('backups.schedule.saving') : t('backups.schedule.save')}
-        </button>
-        <p role="status" class="schedule-saved">
-          {save.result && !dirty ? t('backups.schedule.saved') : ''}
-        </p>
-      </div>
-    </form>
+    </>
   );
 }
