@@ -2,6 +2,7 @@ import { useId } from 'preact/hooks';
 import { t } from '../../../i18n.ts';
 import type { DeviceT } from './configure-api.ts';
 import { deviceField } from './configure-model.ts';
+import { ExtraField } from './extra-field.tsx';
 
 interface Props {
   service: string;
@@ -31,27 +32,18 @@ export function DeviceList(p: Props) {
         <ol class="configure-rows">
           {p.devices.map((d, i) => {
             const name = deviceField(p.service, i);
-            const error = p.errors[name] ?? null;
             return (
               <li key={i} class="configure-row configure-device">
-                <div class="ifield">
-                  <label for={`${id}-${i}`}>{t('configure.device_n', { n: i + 1 })}</label>
-                  <div class="ifield-row">
-                    <input
-                      id={`${id}-${i}`}
-                      name={name}
-                      type="text"
-                      class="mono"
-                      list={listId}
-                      value={d}
-                      placeholder="/dev/ttyUSB0"
-                      autocomplete="off"
-                      autocapitalize="off"
-                      spellcheck={false}
-                      aria-invalid={error ? 'true' : undefined}
-                      aria-describedby={error ? `${id}-${i}-e` : undefined}
-                      onInput={(e) => set(i, e.currentTarget.value)}
-                    />
+                <ExtraField
+                  id={`${id}-${i}`}
+                  label={t('configure.device_n', { n: i + 1 })}
+                  name={name}
+                  list={listId}
+                  value={d}
+                  placeholder="/dev/ttyUSB0"
+                  error={p.errors[name] ?? null}
+                  onInput={(v) => set(i, v)}
+                  beside={
                     <button
                       type="button"
                       class="btn btn-small btn-quiet"
@@ -60,13 +52,8 @@ export function DeviceList(p: Props) {
                     >
                       {t('configure.remove')}
                     </button>
-                  </div>
-                  {error && (
-                    <p class="field-error" id={`${id}-${i}-e`}>
-                      {error}
-                    </p>
-                  )}
-                </div>
+                  }
+                />
               </li>
             );
           })}

@@ -4,6 +4,7 @@ import { FixLine } from '../../../components/path-status.tsx';
 import { type PathCheckState, usePathCheck } from '../../../components/use-path-check.ts';
 import { t } from '../../../i18n.ts';
 import { volumeField } from './configure-model.ts';
+import { ExtraField } from './extra-field.tsx';
 
 interface Props {
   service: string;
@@ -59,59 +60,32 @@ function FolderRow(p: {
   const id = useId();
   const hostName = volumeField(p.service, p.index, 'host');
   const containerName = volumeField(p.service, p.index, 'container');
-  const hostError = p.errors[hostName] ?? null;
-  const containerError = p.errors[containerName] ?? null;
   const check = usePathCheck(p.volume.host);
   const n = p.index + 1;
   return (
     <li>
       <fieldset class="configure-row configure-folder">
         <legend>{t('configure.folder_n', { n })}</legend>
-        <div class="ifield">
-          <label for={`${id}-h`}>{t('configure.folder_host')}</label>
-          <input
-            id={`${id}-h`}
-            name={hostName}
-            type="text"
-            class="mono"
-            value={p.volume.host}
-            placeholder="/srv/media"
-            autocomplete="off"
-            autocapitalize="off"
-            spellcheck={false}
-            aria-invalid={hostError ? 'true' : undefined}
-            aria-describedby={`${id}-hc${hostError ? ` ${id}-he` : ''}`}
-            onInput={(e) => p.onChange({ host: e.currentTarget.value })}
-          />
-          <HostCheck id={`${id}-hc`} check={check} />
-          {hostError && (
-            <p class="field-error" id={`${id}-he`}>
-              {hostError}
-            </p>
-          )}
-        </div>
-        <div class="ifield">
-          <label for={`${id}-c`}>{t('configure.folder_container')}</label>
-          <input
-            id={`${id}-c`}
-            name={containerName}
-            type="text"
-            class="mono"
-            value={p.volume.container}
-            placeholder="/media"
-            autocomplete="off"
-            autocapitalize="off"
-            spellcheck={false}
-            aria-invalid={containerError ? 'true' : undefined}
-            aria-describedby={containerError ? `${id}-ce` : undefined}
-            onInput={(e) => p.onChange({ container: e.currentTarget.value })}
-          />
-          {containerError && (
-            <p class="field-error" id={`${id}-ce`}>
-              {containerError}
-            </p>
-          )}
-        </div>
+        <ExtraField
+          id={`${id}-h`}
+          label={t('configure.folder_host')}
+          name={hostName}
+          value={p.volume.host}
+          placeholder="/srv/media"
+          error={p.errors[hostName] ?? null}
+          describedBy={`${id}-hc`}
+          below={<HostCheck id={`${id}-hc`} check={check} />}
+          onInput={(v) => p.onChange({ host: v })}
+        />
+        <ExtraField
+          id={`${id}-c`}
+          label={t('configure.folder_container')}
+          name={containerName}
+          value={p.volume.container}
+          placeholder="/media"
+          error={p.errors[containerName] ?? null}
+          onInput={(v) => p.onChange({ container: v })}
+        />
         <div class="configure-row-tail">
           <label class="configure-check">
             <input
