@@ -7,6 +7,7 @@
  */
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import { wakeableSleep } from '../core/wakeable-sleep.ts';
 import { sinceOf } from '../engine/docker-events.ts';
 import { COMPOSE_PROJECT_LABEL, type ContainerEvent, type ContainerEventStream, type Engine } from '../engine/engine.ts';
 import type { NotifyRequest } from './notifier.ts';
@@ -61,15 +62,6 @@ interface Watch {
   wakeSleep: (() => void) | null;
   loop: Promise<void> | null;
 }
-
-const sleep = (w: Watch, ms: number) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    w.wakeSleep = () => {
-      clearTimeout(t);
-      resolve();
-    };
-  });
 
 /** Events of one container are decided in order; containers side by side. */
 function enqueue(w: Watch, id: string, work: () => Promise<void>): void {
@@ -153,7 +145,7 @@ async function run(w: Watch): Promise<void> {
     }
     w.current = null;
     if (w.stopped) break;
-    await sleep(w, delay);
+    await wakeableSleep(w, delay);
     delay = Math.min(delay * 2, w.maxMs);
   }
 }
