@@ -59,7 +59,7 @@ interface Fake {
   endpoint: EngineEndpoint;
   variant: ComposeVariant | null;
   read: ReadFile;
-  env: NodeJS.ProcessEnv;
+  env: Readonly<Record<string, string>>;
   calls: FakeComposeCall[];
   switches: ReturnType<typeof createSwitches<ComposeOp>>;
 }
