@@ -154,6 +154,11 @@ export interface StacksKit {
   /** The passwords of the fake PostgreSQL's accounts by user, once `ALTER ROLE` changed one (before: POSTGRES_PASSWORD). */
   dbPasswords: Map<string, string>;
   /**
+   * The next write of a file whose path ends with `suffix` fails as on a full disk (`disk_full`, nothing of that write
+   * lands), the writes before it (a snapshot) go through.
+   */
+  failWrite(suffix: string): void;
+  /**
    * Arms `point` (`name@n`: its n-th pass), runs `start` and resolves with its job once the current Kade stopped at
    * the point: the job stays `running` in the database, as a killed Kade leaves it.
    */
@@ -238,6 +243,23 @@ export async function createStacksKit(): Promise<StacksKit> {
     subnetOf: async () => ({ subnet: null, range: null, gateway: null }),
   };
 
+  // The store's folders as every Kade of the kit sees them: the memory folders with the writes `failWrite` fails.
+  const failing: string[] = [];
+  const folders: MemoryIO = {
+    ...io,
+    write(files, opts) {
+      const i = failing.findIndex((suffix) => files.some((f) => f.path.endsWith(suffix)));
+      if (i < 0) return io.write(files, opts);
+      failing.splice(i, 1);
+      io.faults.full = true;
+      try {
+        return io.write(files, opts);
+      } finally {
+        io.faults.full = false;
+      }
+    },
+  };
+
   /** One running Kade: its own service objects over the shared state, each cut off once it is stopped. */
   function boot(life: Life) {
     const events: DomainEvent[] = [];
@@ -257,7 +279,7 @@ export async function createStacksKit(): Promise<StacksKit> {
       timezone: () => 'UTC',
       engine: dying(engine, life),
       compose: dying(compose, life),
-      io: dying(io, life),
+      io: dying(folders, life),
       jobs,
       catalogue,
       events: bus,
@@ -289,6 +311,7 @@ export async function createStacksKit(): Promise<StacksKit> {
     paths,
     dbPasswords,
     stored: (id) => jobsRepo.get(id),
+    failWrite: (suffix) => void failing.push(suffix),
     async done(job) {
       return current.jobs.wait((await job).id);
     },

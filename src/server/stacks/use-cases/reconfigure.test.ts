@@ -103,14 +103,21 @@ test('the database refusing the password change changes nothing: the files stay,
   assert.deepEqual(await k.running('board'), containers, 'the same containers run');
 });
 
-test('a full disk fails the reconfigure with every file as it was', async (t) => {
+test('the disk filling while the new files are written fails the reconfigure with every file as it was', async (t) => {
   const k = await board(t);
   const before = k.tree();
-  k.io.faults.full = true;
+  // The snapshot is written; the three files are one write, refused whole.
+  k.failWrite(join('board', '.svc.json'));
   const job = await k.done(k.stacks.reconfigure(ADMIN, 'board', { values: { title: 'Second' } }));
-  k.io.faults.full = false;
   assert.equal(job.state, 'failed');
-  assert.match(job.error ?? '', /^disk full: /);
+  assert.match(job.error ?? '', /^disk full: there is no space left to write /);
   assert.deepEqual(k.tree(), before);
+  assert.equal(k.stacks.store.snapshots.list('board').length, 1, 'the snapshot was taken first');
+  assert.ok(logOf(k, job.id).some((l) => /^restored snapshot \S+: the files are as they were$/.test(l)));
   assert.equal((await envOf(k, 'web')).TITLE, 'First');
+  assert.deepEqual(
+    k.compose.calls.filter((c) => c.project === 'board').map((c) => c.op),
+    ['validate', 'up'],
+    'compose ran only for the install',
+  );
 });

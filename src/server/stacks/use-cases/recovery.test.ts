@@ -135,11 +135,3 @@ test('a connect stopped after its files were written: rolled back byte for byte,
   assert.deepEqual(Object.keys(web?.networks ?? {}), ['notes_default']);
   await operable(k, 'notes');
 });
-
-test('a Kade that stopped with no job running recovers nothing and changes nothing', async (t) => {
-  const k = await kit(t);
-  assert.equal((await k.install('notes')).state, 'succeeded');
-  const before = k.tree();
-  assert.deepEqual(await k.restart(), { recovered: 0 });
-  assert.deepEqual(k.tree(), before);
-});
