@@ -10,12 +10,13 @@
 // Env: KADE_TEST_NOCHECK=1 skips `npm run check`; KADE_TEST_NOBUILD=1 skips `npm run build`;
 // KADE_TEST_LANES=2 runs the engine and browser files in two lanes.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, constants, tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const TIMES = join(root, 'scripts/test-times.json');
 const ORDER = ['src/', 'test/helpers/', 'test/engine/', 'test/e2e/', 'test/'];
 
 /** Files that cannot share the engine with another lane, and why. */
@@ -137,7 +138,8 @@ const reports = readdirSync(reportDir)
   .map((f) => readFileSync(join(reportDir, f), 'utf8'));
 const count = (name) => reports.reduce((sum, report) => sum + Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0), 0);
 const skipped = count('skipped');
-printTimes();
+const measured = printTimes();
+if (process.env.KADE_TEST_RECORD === '1' && measured.length > 0) recordTimes(measured);
 console.log(`\n${count('pass')} passed, ${count('fail') + count('cancelled')} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);
 
@@ -159,13 +161,30 @@ function plan(all) {
     ];
   const alone = rest.filter(marksAlone);
   const shared = rest.filter((f) => !alone.includes(f));
-  const lanes = Array.from({ length: laneCount }, () => []);
-  for (const [i, f] of shared.entries()) lanes[i % laneCount].push(f);
   return [
     { name: 'unit', lanes: [unit], concurrency: cpus() },
-    { name: 'lanes', lanes, concurrency: 1 },
+    { name: 'lanes', lanes: balance(shared, laneCount), concurrency: 1 },
     { name: 'alone', lanes: [alone], concurrency: 1 },
   ];
+}
+
+/**
+ * Files into lanes of about equal time: longest first, each into the lane with the least time so far, by the
+ * times `scripts/test-times.json` recorded (KADE_TEST_RECORD=1 writes them after a run); a file without a record
+ * counts as the median of its folder. Within a lane the files keep their usual order.
+ */
+function balance(files, laneCount) {
+  const recorded = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
+  const folderOf = (f) => f.split('/').slice(0, 2).join('/');
+  const median = (xs) => (xs.length ? xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 10);
+  const guess = (f) => recorded[f] ?? median(Object.entries(recorded).filter(([g]) => folderOf(g) === folderOf(f)).map(([, t]) => t));
+  const lanes = Array.from({ length: laneCount }, () => ({ files: [], total: 0 }));
+  for (const f of [...files].sort((a, b) => guess(b) - guess(a))) {
+    const lane = lanes.reduce((least, l) => (l.total < least.total ? l : least));
+    lane.files.push(f);
+    lane.total += guess(f);
+  }
+  return lanes.map((l) => l.files.sort((a, b) => files.indexOf(a) - files.indexOf(b)));
 }
 
 function cpus() {
@@ -237,7 +256,7 @@ function printTimes() {
     .filter(Boolean)
     .map((line) => line.split('\t'))
     .map(([seconds, file]) => ({ file, seconds: Number(seconds) }));
-  if (rows.length < 2) return;
+  if (rows.length < 2) return rows;
   const tiers = new Map();
   for (const { file, seconds } of rows) {
     const tier = file.startsWith('src/') ? (file.endsWith('.int.test.ts') ? 'src (int)' : 'src (unit)') : file.split('/').slice(0, 2).join('/');
@@ -247,4 +266,14 @@ function printTimes() {
   for (const [tier, seconds] of [...tiers].sort((a, b) => b[1] - a[1])) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${tier}`);
   console.log('== slowest files');
   for (const { file, seconds } of rows.sort((a, b) => b.seconds - a.seconds).slice(0, 25)) console.log(`   ${seconds.toFixed(1).padStart(8)}s  ${file}`);
+  return rows;
+}
+
+/** KADE_TEST_RECORD=1: the measured file times into scripts/test-times.json, which the lanes are balanced by. */
+function recordTimes(rows) {
+  const recorded = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
+  for (const { file, seconds } of rows) recorded[file] = Math.round(seconds * 10) / 10;
+  const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(TIMES, `${JSON.stringify(sorted, null, 2)}\n`);
+  console.log(`== file times recorded in ${relative(root, TIMES)}`);
 }

@@ -5,6 +5,11 @@ export interface ApiAnswer<T = unknown> {
   headers: Headers;
 }
 
+function connectionReset(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } } | null)?.cause;
+  return ['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(cause?.code ?? '');
+}
+
 export class ApiClient {
   cookie = '';
   csrf = '';
@@ -15,10 +20,17 @@ export class ApiClient {
     if (this.cookie) h.cookie = this.cookie;
     if (method !== 'GET' && this.csrf && !('X-CSRF-Token' in h)) h['X-CSRF-Token'] = this.csrf;
     if (body !== undefined && !h['content-type']) h['content-type'] = 'application/json';
-    const res = await fetch(this.base + path, {
-      method,
-      headers: h,
-      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    const send = () =>
+      fetch(this.base + path, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+    // A kept-alive connection the server closed (idle time-out, a Kade killed and started again on that port) can be
+    // picked for the next request on a loaded machine; a GET is asked once more, as a browser does.
+    const res = await send().catch((err: unknown) => {
+      if (method !== 'GET' || !connectionReset(err)) throw err;
+      return send();
     });
     const set = res.headers.get('set-cookie');
     if (set) this.cookie = set.split(';')[0] ?? '';
