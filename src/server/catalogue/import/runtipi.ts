@@ -15,8 +15,9 @@ import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../
 import { readRegularFile } from '../../templates/load.ts';
 import { categoriesOf } from '../derive-categories.ts';
 import { APPDATA_FIELD, clip, displayText, fieldIdOf, refuse, slug, versionOf, withDefault } from './portainer-common.ts';
-import { emitCompose, type Part } from './portainer-emit.ts';
-import { convertCompose, isObj, otherHostPath, Vars } from './source-compose.ts';
+import { emitCompose } from './portainer-emit.ts';
+import { runtipiVars } from './runtipi-platform.ts';
+import { convertCompose, isObj, otherHostPath } from './source-compose.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -57,15 +58,20 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
 
+/** What the steps of formField read of one form entry. */
+interface FormSource {
+  raw: Obj;
+  env: string;
+  min: number | undefined;
+  max: number | undefined;
+  def: unknown;
+  notes: Set<string>;
+}
+
 /** One entry of `form_fields` as a Kade field. */
 export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFieldT {
   const env = str(raw.env_variable) as string;
   const label = clip(displayText(str(raw.label) ?? env), 500);
-  const type = str(raw.type) ?? 'text';
-  const min = num(raw.min);
-  const max = num(raw.max);
-  const def = raw.default;
-  let literal: string | undefined;
   const f: TemplateFieldT = {
     id,
     label,
@@ -76,107 +82,114 @@ export function formField(raw: Obj, id: string, notes: Set<string>): TemplateFie
     ...(/^[A-Z][A-Z0-9_]{0,62}$/.test(env) ? { env } : {}),
     ...(str(raw.hint) ? { info: clip(displayText(str(raw.hint) as string), 4000) } : {}),
   };
-  const setDefault = () => {
-    if (typeof def === 'number' || typeof def === 'boolean') f.default = def;
-    // A text default is kept literal: Kade's own placeholders ({name}…) in it are not filled (see withDefault).
-    else if (typeof def === 'string') literal = def;
-  };
-  const lengths = () => {
-    if (min !== undefined && min >= 1) f.min_length = Math.min(Math.floor(min), 4000);
-    if (max !== undefined && max >= 1) f.max_length = Math.min(Math.floor(max), 4000);
-  };
-  const regex = str(raw.regex);
-  const usePattern = () => {
-    if (!regex) return;
-    // Kade matches the whole value; Runtipi's anchors (if any) say the same.
-    const p = regex.replace(/^\^/, '').replace(/\$$/, '');
-    if (p.length > MAX_PATTERN_LENGTH) {
-      notes.add(`the pattern of ${env} could not be kept`);
-      return;
-    }
-    // Kade matches with RE2 (linear time): a lookaround or backreference has no such match, so the app is refused.
-    const problem = patternProblem(p);
-    if (problem) throw refuse(`form field ${env} has the regex ${JSON.stringify(regex)}, which Kade cannot check: it ${problem}`);
-    f.pattern = p;
-  };
-  switch (type) {
-    case 'password':
-      f.type = 'password';
-      f.secret = true;
-      f.generate = false;
-      setDefault();
-      usePattern();
-      lengths();
-      break;
-    case 'random': {
-      // A value the app needs but nobody types: Kade makes one at install (32 characters).
-      f.type = 'password';
-      f.secret = true;
-      f.generate = true;
-      f.required = false;
-      // Runtipi's default encoding is hex; base64 becomes base64url (no `+`, `/` or `=` to trip a URL or .env).
-      f.generate_encoding = str(raw.encoding) === 'base64' ? 'base64url' : 'hex';
-      if (min !== undefined && min >= 1) f.min_length = Math.min(Math.floor(min), 4000);
-      break;
-    }
-    case 'email':
-      f.type = 'email';
-      setDefault();
-      break;
-    case 'url':
-      f.type = 'url';
-      setDefault();
-      break;
-    case 'number':
-      f.type = 'number';
-      if (min !== undefined) f.min = min;
-      if (max !== undefined) f.max = max;
-      if (typeof def === 'number' || (typeof def === 'string' && num(def) !== undefined)) f.default = num(def) as number;
-      break;
-    case 'boolean':
-      f.type = 'boolean';
-      if (typeof def === 'boolean') f.default = def;
-      else if (def === 'true' || def === 'false') f.default = def === 'true';
-      break;
-    case 'fqdn':
-      f.pattern = FQDN;
-      setDefault();
-      break;
-    case 'ip':
-      f.pattern = IPV4;
-      setDefault();
-      break;
-    case 'fqdnip':
-      f.pattern = `${FQDN}|${IPV4}`;
-      setDefault();
-      break;
-    case 'text':
-      setDefault();
-      usePattern();
-      lengths();
-      break;
-    default:
-      throw refuse(`form field ${env} has the type '${type}', which Kade has no field for`);
-  }
+  const literal = typed(f, { raw, env, min: num(raw.min), max: num(raw.max), def: raw.default, notes });
   const options = Array.isArray(raw.options) ? raw.options.filter(isObj) : [];
-  if (options.length > 0 && f.type !== 'boolean') {
-    f.type = 'select';
-    f.secret = false;
-    delete f.generate;
-    delete f.pattern;
-    delete f.min_length;
-    delete f.max_length;
-    f.options = options
-      .slice(0, 200)
-      .map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
-    if (literal !== undefined) f.default = clip(literal, 200);
-    else if (raw.required === true && f.options[0]) f.default = f.options[0].value;
-    return f;
-  }
+  if (options.length > 0 && f.type !== 'boolean') return asSelect(f, raw, options, literal);
   if (literal === undefined) return f;
   // A default kept out of the form (it holds text Kade would fill) stands in the compose file for an empty value.
   if (hasPlaceholder(literal)) f.required = false;
   return withDefault(f, literal);
+}
+
+/** The field as Runtipi's type says; returns a text default, which is kept literal (see withDefault). */
+function typed(f: TemplateFieldT, s: FormSource): string | undefined {
+  const type = str(s.raw.type) ?? 'text';
+  switch (type) {
+    case 'password': {
+      f.type = 'password';
+      f.secret = true;
+      f.generate = false;
+      const literal = setDefault(f, s);
+      usePattern(f, s);
+      lengths(f, s);
+      return literal;
+    }
+    case 'random':
+      randomField(f, s);
+      return undefined;
+    case 'email':
+    case 'url':
+      f.type = type;
+      return setDefault(f, s);
+    case 'number':
+      f.type = 'number';
+      if (s.min !== undefined) f.min = s.min;
+      if (s.max !== undefined) f.max = s.max;
+      if (typeof s.def === 'number' || (typeof s.def === 'string' && num(s.def) !== undefined)) f.default = num(s.def) as number;
+      return undefined;
+    case 'boolean':
+      f.type = 'boolean';
+      if (typeof s.def === 'boolean') f.default = s.def;
+      else if (s.def === 'true' || s.def === 'false') f.default = s.def === 'true';
+      return undefined;
+    case 'fqdn':
+    case 'ip':
+    case 'fqdnip':
+      f.pattern = type === 'fqdn' ? FQDN : type === 'ip' ? IPV4 : `${FQDN}|${IPV4}`;
+      return setDefault(f, s);
+    case 'text': {
+      const literal = setDefault(f, s);
+      usePattern(f, s);
+      lengths(f, s);
+      return literal;
+    }
+    default:
+      throw refuse(`form field ${s.env} has the type '${type}', which Kade has no field for`);
+  }
+}
+
+/** A value the app needs but nobody types: Kade makes one at install (32 characters). */
+function randomField(f: TemplateFieldT, s: FormSource): void {
+  f.type = 'password';
+  f.secret = true;
+  f.generate = true;
+  f.required = false;
+  // Runtipi's default encoding is hex; base64 becomes base64url (no `+`, `/` or `=` to trip a URL or .env).
+  f.generate_encoding = str(s.raw.encoding) === 'base64' ? 'base64url' : 'hex';
+  if (s.min !== undefined && s.min >= 1) f.min_length = Math.min(Math.floor(s.min), 4000);
+}
+
+/** A number or yes/no default is set; a text default is returned, kept literal: Kade's own placeholders ({name}…) in it are not filled. */
+function setDefault(f: TemplateFieldT, s: FormSource): string | undefined {
+  if (typeof s.def === 'number' || typeof s.def === 'boolean') f.default = s.def;
+  else if (typeof s.def === 'string') return s.def;
+  return undefined;
+}
+
+function lengths(f: TemplateFieldT, s: FormSource): void {
+  if (s.min !== undefined && s.min >= 1) f.min_length = Math.min(Math.floor(s.min), 4000);
+  if (s.max !== undefined && s.max >= 1) f.max_length = Math.min(Math.floor(s.max), 4000);
+}
+
+function usePattern(f: TemplateFieldT, s: FormSource): void {
+  const regex = str(s.raw.regex);
+  if (!regex) return;
+  // Kade matches the whole value; Runtipi's anchors (if any) say the same.
+  const p = regex.replace(/^\^/, '').replace(/\$$/, '');
+  if (p.length > MAX_PATTERN_LENGTH) {
+    s.notes.add(`the pattern of ${s.env} could not be kept`);
+    return;
+  }
+  // Kade matches with RE2 (linear time): a lookaround or backreference has no such match, so the app is refused.
+  const problem = patternProblem(p);
+  if (problem) throw refuse(`form field ${s.env} has the regex ${JSON.stringify(regex)}, which Kade cannot check: it ${problem}`);
+  f.pattern = p;
+}
+
+/** A field with options is a select of them, whatever its type said (a yes/no aside). */
+function asSelect(f: TemplateFieldT, raw: Obj, options: Obj[], literal: string | undefined): TemplateFieldT {
+  f.type = 'select';
+  f.secret = false;
+  delete f.generate;
+  delete f.pattern;
+  delete f.min_length;
+  delete f.max_length;
+  f.options = options
+    .slice(0, 200)
+    .map((o) => ({ value: clip(String(o.value ?? ''), 200), label: clip(displayText(String(o.label ?? o.value ?? '-') || '-'), 500) }));
+  if (literal !== undefined) f.default = clip(literal, 200);
+  else if (raw.required === true && f.options[0]) f.default = f.options[0].value;
+  return f;
 }
 
 /** The dynamic `docker-compose.json` as plain compose. */
@@ -258,120 +271,10 @@ export function dynamicToCompose(doc: Obj): { doc: Obj; main: string | undefined
 export function importRuntipi(dir: string, folder: string): ImportedApp {
   const config = readJson(dir, 'config.json');
   if (config.available === false) throw refuse('config.json marks the app as not available');
-  let compose: Obj;
-  let main: string | undefined;
-  if (existsSync(join(dir, 'docker-compose.json'))) {
-    const d = dynamicToCompose(readJson(dir, 'docker-compose.json'));
-    compose = d.doc;
-    main = d.main;
-  } else {
-    const raw = readRegularFile(join(dir, 'docker-compose.yml')) ?? readRegularFile(join(dir, 'docker-compose.yaml'));
-    if (raw === null) throw refuse('no docker-compose.yml or docker-compose.json');
-    let doc: unknown;
-    try {
-      doc = parse(raw, { maxAliasCount: 100, uniqueKeys: true });
-    } catch (e) {
-      throw refuse(`docker-compose.yml is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
-    if (!isObj(doc)) throw refuse('docker-compose.yml is not a mapping');
-    compose = doc;
-  }
-
+  const { compose, main } = readCompose(dir);
   const notes = new Set<string>();
-  const declared = new Map<string, TemplateFieldT>();
-  const taken = new Set(['appdata_dir', 'app_port', 'app_domain', 'app_host', 'app_protocol', 'app_id', 'tz', 'puid', 'pgid']);
-  const form = Array.isArray(config.form_fields) ? config.form_fields : [];
-  for (const raw of form) {
-    if (!isObj(raw) || !str(raw.env_variable)) throw refuse('a form field has no env_variable');
-    const env = str(raw.env_variable) as string;
-    let id = fieldIdOf(env);
-    for (let n = 2; taken.has(id); n++) id = `${fieldIdOf(env).slice(0, 58)}_${n}`;
-    taken.add(id);
-    declared.set(env, formField(raw, id, notes));
-  }
-
-  const port = num(config.port);
-  const webPortField = (): TemplateFieldT => ({
-    id: 'app_port',
-    label: { en: 'Web interface port', nl: 'Poort van de webinterface' },
-    type: 'port',
-    required: true,
-    secret: false,
-    advanced: false,
-    ...(port !== undefined ? { default: port } : {}),
-  });
-  const text = (id: string, en: string, nl: string, def: string): TemplateFieldT => ({
-    id,
-    label: { en, nl },
-    type: 'text',
-    required: true,
-    secret: false,
-    advanced: true,
-    default: def,
-  });
-  const platform = (name: string): Part[] | null => {
-    switch (name) {
-      case 'APP_DATA_DIR':
-        return [{ field: 'appdata_dir' }];
-      case 'ROOT_FOLDER_HOST':
-        notes.add("ROOT_FOLDER_HOST (Runtipi's own folder) is the app's data folder");
-        return [{ field: 'appdata_dir' }];
-      case 'APP_PORT':
-        return [{ field: vars.add(webPortField()).id }];
-      case 'APP_DOMAIN':
-      case 'LOCAL_DOMAIN':
-        return [{ field: vars.add(text('app_domain', 'Domain name', 'Domeinnaam', 'localhost')).id }];
-      case 'APP_HOST':
-      case 'INTERNAL_IP':
-      case 'DNS_IP':
-        return [{ field: vars.add(text('app_host', 'Host address', 'Hostadres', '127.0.0.1')).id }];
-      case 'APP_PROTOCOL':
-        return [
-          {
-            field: vars.add({
-              id: 'app_protocol',
-              label: { en: 'Protocol', nl: 'Protocol' },
-              type: 'select',
-              required: true,
-              secret: false,
-              advanced: true,
-              default: 'http',
-              options: [
-                { value: 'http', label: 'http' },
-                { value: 'https', label: 'https' },
-              ],
-            }).id,
-          },
-        ];
-      case 'APP_ID':
-        return [{ field: vars.add(text('app_id', 'App id', 'App-id', '{name}')).id }];
-      case 'APP_EXPOSED':
-        return [{ lit: 'false' }];
-      case 'NETWORK_INTERFACE':
-        return [{ lit: '0.0.0.0' }];
-      case 'TZ':
-        return [{ field: vars.add(text('tz', 'Time zone', 'Tijdzone', 'UTC')).id }];
-      case 'PUID':
-      case 'PGID': {
-        const id = name.toLowerCase();
-        return [
-          {
-            field: vars.add({
-              id,
-              label: id === 'puid' ? { en: 'User id', nl: 'Gebruikers-id' } : { en: 'Group id', nl: 'Groeps-id' },
-              type: 'number',
-              required: true,
-              secret: false,
-              advanced: true,
-            }).id,
-          },
-        ];
-      }
-      default:
-        return null;
-    }
-  };
-  const vars: Vars = new Vars(platform, declared);
+  const { declared, taken } = formFields(config, notes);
+  const vars = runtipiVars(declared, notes, num(config.port));
   for (const t of taken) vars.allocate(t);
 
   const tree = convertCompose(compose, {
@@ -392,8 +295,63 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
   }
   const order = [...declared.values()];
   const fields = [...order, ...vars.fields.filter((f) => !order.includes(f))];
+  const template = templateOf({ dir, folder, config, compose, main, fields, notes });
+  const checked = TemplateFile.safeParse(template);
+  if (!checked.success) {
+    const i = checked.error.issues[0];
+    throw refuse(`the mapped template is not valid: ${i?.path.join('.')} ${i?.message}`);
+  }
+  const idSource = str(config.id) ?? folder;
+  const id = isSafeName(idSource) ? idSource : slug(idSource);
+  return { id, template: checked.data, compose: emitCompose(tree), notes: [...notes] };
+}
 
-  const name = str(config.name) ?? folder;
+/** The app's compose: the dynamic `docker-compose.json` turned into compose, else `docker-compose.yml` as it is. */
+function readCompose(dir: string): { compose: Obj; main: string | undefined } {
+  if (existsSync(join(dir, 'docker-compose.json'))) {
+    const d = dynamicToCompose(readJson(dir, 'docker-compose.json'));
+    return { compose: d.doc, main: d.main };
+  }
+  const raw = readRegularFile(join(dir, 'docker-compose.yml')) ?? readRegularFile(join(dir, 'docker-compose.yaml'));
+  if (raw === null) throw refuse('no docker-compose.yml or docker-compose.json');
+  let doc: unknown;
+  try {
+    doc = parse(raw, { maxAliasCount: 100, uniqueKeys: true });
+  } catch (e) {
+    throw refuse(`docker-compose.yml is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (!isObj(doc)) throw refuse('docker-compose.yml is not a mapping');
+  return { compose: doc, main: undefined };
+}
+
+/** config.json's `form_fields` as Kade fields by variable name, each with an id of its own beside the platform's. */
+function formFields(config: Obj, notes: Set<string>): { declared: Map<string, TemplateFieldT>; taken: Set<string> } {
+  const declared = new Map<string, TemplateFieldT>();
+  const taken = new Set(['appdata_dir', 'app_port', 'app_domain', 'app_host', 'app_protocol', 'app_id', 'tz', 'puid', 'pgid']);
+  const form = Array.isArray(config.form_fields) ? config.form_fields : [];
+  for (const raw of form) {
+    if (!isObj(raw) || !str(raw.env_variable)) throw refuse('a form field has no env_variable');
+    const env = str(raw.env_variable) as string;
+    let id = fieldIdOf(env);
+    for (let n = 2; taken.has(id); n++) id = `${fieldIdOf(env).slice(0, 58)}_${n}`;
+    taken.add(id);
+    declared.set(env, formField(raw, id, notes));
+  }
+  return { declared, taken };
+}
+
+/** The template of the app: config.json's name, texts, categories and version, with the fields found. */
+function templateOf(a: {
+  dir: string;
+  folder: string;
+  config: Obj;
+  compose: Obj;
+  main: string | undefined;
+  fields: TemplateFieldT[];
+  notes: Set<string>;
+}): TemplateFileT {
+  const { config, fields } = a;
+  const name = str(config.name) ?? a.folder;
   const short = str(config.short_desc);
   const long = str(config.description);
   const description = clip(displayText([short, long].filter(Boolean).join('\n\n')), 4000);
@@ -401,11 +359,11 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
   const mapped = sourceCats.map((c) => CATEGORY[c.toLowerCase()]).filter((c): c is string => !!c);
   const tags = sourceCats.filter((t) => t && t.length <= 40 && t !== 'featured').slice(0, 30);
   const categories = categoriesOf(mapped, tags, `${short ?? ''} ${long ?? ''}`);
-  const services = isObj(compose.services) ? (compose.services as Record<string, Obj>) : {};
-  const mainName = main ?? Object.keys(services)[0];
-  const hasLogo = existsSync(join(dir, 'metadata', 'logo.jpg')) || existsSync(join(dir, 'logo.jpg'));
-  if (hasLogo) notes.add('logo.jpg is not shown (Kade shows icons by URL)');
-  const template: TemplateFileT = {
+  const services = isObj(a.compose.services) ? (a.compose.services as Record<string, Obj>) : {};
+  const mainName = a.main ?? Object.keys(services)[0];
+  const hasLogo = existsSync(join(a.dir, 'metadata', 'logo.jpg')) || existsSync(join(a.dir, 'logo.jpg'));
+  if (hasLogo) a.notes.add('logo.jpg is not shown (Kade shows icons by URL)');
+  return {
     format: 1,
     name: clip(name, 100),
     description,
@@ -416,14 +374,6 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
     fields: [APPDATA_FIELD, ...fields],
     groups: [],
   };
-  const checked = TemplateFile.safeParse(template);
-  if (!checked.success) {
-    const i = checked.error.issues[0];
-    throw refuse(`the mapped template is not valid: ${i?.path.join('.')} ${i?.message}`);
-  }
-  const idSource = str(config.id) ?? folder;
-  const id = isSafeName(idSource) ? idSource : slug(idSource);
-  return { id, template: checked.data, compose: emitCompose(tree), notes: [...notes] };
 }
 
 const urlPath = (v: unknown): string => (typeof v === 'string' && v.startsWith('/') && v.length <= 500 ? v : '/');
