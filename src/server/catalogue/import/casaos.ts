@@ -109,62 +109,92 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
   if (!isObj(doc.services)) throw refuse('the compose file has no services');
   const services = doc.services as Record<string, Obj>;
   const docs = new Map(Object.entries(services).map(([n, s]) => [n, serviceDocs(isObj(s) ? s : {})]));
-  const main = typeof meta.main === 'string' && meta.main in services ? meta.main : Object.keys(services)[0];
+  const c = casaosVars(meta);
+  const tree = convert(doc, c, docs);
+  describeEnvs(c.vars.fields, docs);
+  const template = templateOf(c, services, folder);
+  const checked = TemplateFile.safeParse(template);
+  if (!checked.success) {
+    const i = checked.error.issues[0];
+    throw refuse(`the mapped template is not valid: ${i?.path.join('.')} ${i?.message}`);
+  }
+  const id = isSafeName(folder) ? folder : slug(folder);
+  return { id, template: checked.data, compose: emitCompose(tree), notes: [...c.vars.notes] };
+}
 
-  const mediaFields = new Map<string, string>();
-  const vars: Vars = new Vars((name) => {
-    if (name === 'AppID') return [{ field: appIdField() }];
-    if (name === 'PUID') return [{ field: vars.add(idField('puid', 'User id', 'Gebruikers-id')).id }];
-    if (name === 'PGID') return [{ field: vars.add(idField('pgid', 'Group id', 'Groeps-id')).id }];
-    if (name === 'TZ') return [{ field: vars.add(tzField()).id }];
-    if (name === 'WEBUI_PORT') return [{ field: webPortField() }];
-    return null;
-  });
-  const appIdField = () =>
-    vars.add({ id: 'app_id', label: { en: 'App id', nl: 'App-id' }, type: 'text', required: true, secret: false, advanced: true, default: '{name}' }).id;
-  let webPort: string | undefined;
-  const webPortField = () => {
-    webPort ??= vars.add({
-      id: vars.allocate('webui_port'),
-      label: { en: 'Web interface port', nl: 'Poort van de webinterface' },
-      type: 'port',
+/** The variables of a CasaOS app, with the fields made for its platform's ($AppID, $PUID…) and its shared folders. */
+interface CasaosVars {
+  vars: Vars;
+  meta: Obj;
+  /** The web port field, once $WEBUI_PORT asked for it. */
+  webPort: string | undefined;
+  /** The folder field of each shared folder (/DATA/Media…) by its path. */
+  mediaFields: Map<string, string>;
+}
+
+function casaosVars(meta: Obj): CasaosVars {
+  const c: CasaosVars = { meta, webPort: undefined, mediaFields: new Map(), vars: new Vars((name) => platformParts(c, name)) };
+  return c;
+}
+
+function platformParts(c: CasaosVars, name: string): Part[] | null {
+  if (name === 'AppID') return [{ field: appIdField(c) }];
+  if (name === 'PUID') return [{ field: c.vars.add(idField('puid', 'User id', 'Gebruikers-id')).id }];
+  if (name === 'PGID') return [{ field: c.vars.add(idField('pgid', 'Group id', 'Groeps-id')).id }];
+  if (name === 'TZ') return [{ field: c.vars.add(tzField()).id }];
+  if (name === 'WEBUI_PORT') return [{ field: webPortField(c) }];
+  return null;
+}
+
+const appIdField = (c: CasaosVars) =>
+  c.vars.add({ id: 'app_id', label: { en: 'App id', nl: 'App-id' }, type: 'text', required: true, secret: false, advanced: true, default: '{name}' }).id;
+
+function webPortField(c: CasaosVars): string {
+  c.webPort ??= c.vars.add({
+    id: c.vars.allocate('webui_port'),
+    label: { en: 'Web interface port', nl: 'Poort van de webinterface' },
+    type: 'port',
+    required: true,
+    secret: false,
+    advanced: false,
+    ...(/^\d+$/.test(String(c.meta.port_map ?? '')) ? { default: Number(c.meta.port_map) } : {}),
+  }).id;
+  return c.webPort;
+}
+
+/** A folder the user shares between apps (/DATA/Media, /DATA/Downloads): a path field below the data folder. */
+function sharedFolder(c: CasaosVars, source: string): Part[] {
+  const key = source.replace(/\/+$/, '');
+  let id = c.mediaFields.get(key);
+  if (id === undefined) {
+    const rest = key.replace(/^\/DATA\/?/, '') || 'DATA';
+    id = c.vars.allocate(`${slug(rest, 'data').replace(/-/g, '_')}_dir`.replace(/^(\d)/, 'd_$1'));
+    c.mediaFields.set(key, id);
+    c.vars.add({
+      id,
+      label: { en: `Folder ${key}`, nl: `Map ${key}` },
+      type: 'path',
       required: true,
       secret: false,
       advanced: false,
-      ...(/^\d+$/.test(String(meta.port_map ?? '')) ? { default: Number(meta.port_map) } : {}),
-    }).id;
-    return webPort;
-  };
-
-  /** A folder the user shares between apps (/DATA/Media, /DATA/Downloads): a path field below the data folder. */
-  function sharedFolder(source: string): Part[] {
-    const key = source.replace(/\/+$/, '');
-    let id = mediaFields.get(key);
-    if (id === undefined) {
-      const rest = key.replace(/^\/DATA\/?/, '') || 'DATA';
-      id = vars.allocate(`${slug(rest, 'data').replace(/-/g, '_')}_dir`.replace(/^(\d)/, 'd_$1'));
-      mediaFields.set(key, id);
-      vars.add({
-        id,
-        label: { en: `Folder ${key}`, nl: `Map ${key}` },
-        type: 'path',
-        required: true,
-        secret: false,
-        advanced: false,
-        default: `{data_dir}/${rest.replace(/[^A-Za-z0-9._/-]+/g, '_')}`,
-        info: { en: `CasaOS mounts ${key} here.`, nl: `CasaOS koppelt hier ${key}.` },
-      });
-      vars.notes.add(`${key} became the folder field ${id}`);
-    }
-    return [{ field: id }];
+      default: `{data_dir}/${rest.replace(/[^A-Za-z0-9._/-]+/g, '_')}`,
+      info: { en: `CasaOS mounts ${key} here.`, nl: `CasaOS koppelt hier ${key}.` },
+    });
+    c.vars.notes.add(`${key} became the folder field ${id}`);
   }
+  return [{ field: id }];
+}
 
-  const tree = convertCompose(doc, {
+/** The compose file in Kade's syntax: the app's data folder and shared folders as fields, ports labelled by the docs. */
+function convert(doc: Obj, c: CasaosVars, docs: Map<string, ServiceDocs>) {
+  const { vars } = c;
+  const serviceCount = isObj(doc.services) ? Object.keys(doc.services).length : 0;
+  return convertCompose(doc, {
     vars,
     bindSource(source) {
       const m = APPDATA.exec(source);
       if (m) return [{ field: 'appdata_dir' }, ...vars.parts(source.slice(m[0].length))];
-      if (/^\/DATA(\/|$)/.test(source) && !source.includes('$')) return sharedFolder(source);
+      if (/^\/DATA(\/|$)/.test(source) && !source.includes('$')) return sharedFolder(c, source);
       return otherHostPath(source, vars);
     },
     dropLabel: () => false,
@@ -172,20 +202,26 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
     dropServiceKey: (k) => k === 'x-casaos',
     portLabel(service, container) {
       const d = docs.get(service)?.ports.get(container);
-      const base = Object.keys(services).length > 1 ? `${service} ${container}` : container;
+      const base = serviceCount > 1 ? `${service} ${container}` : container;
       return d ? clip(displayText(`${d} (${base})`), 500) : { en: `Port ${base}`, nl: `Poort ${base}` };
     },
   });
+}
 
-  // Env fields the service docs describe get their description as info.
-  for (const f of vars.fields) {
+/** Env fields the service docs describe get their description as info. */
+function describeEnvs(fields: TemplateFieldT[], docs: Map<string, ServiceDocs>): void {
+  for (const f of fields) {
     const name = f.env ?? f.id.toUpperCase();
     for (const d of docs.values()) {
       const text = d.envs.get(name);
       if (text && !f.info) f.info = clip(displayText(text), 4000);
     }
   }
+}
 
+/** The template: x-casaos's title, texts, category, icon and version, with the fields found. */
+function templateOf(c: CasaosVars, services: Record<string, Obj>, folder: string): TemplateFileT {
+  const { meta } = c;
   const title = englishOf(localized(meta.title, 100)) || folder;
   const tagline = localized(meta.tagline, 500);
   const description = localized(meta.description, 4000);
@@ -195,10 +231,10 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
   const mapped = CATEGORY[source.toLowerCase()];
   const tags = [source, ...(Array.isArray(meta.tags) ? meta.tags.map(String) : [])].filter((t) => t && t.length <= 40).slice(0, 30);
   const categories = categoriesOf(mapped ? [mapped] : [], tags, `${englishOf(tagline)} ${englishOf(descText)}`);
-
+  const main = typeof meta.main === 'string' && meta.main in services ? meta.main : Object.keys(services)[0];
   const mainSvc = main ? services[main] : undefined;
-  const webField = webPort ?? webFieldFor(vars.fields, meta.port_map);
-  const template: TemplateFileT = {
+  const webField = c.webPort ?? webFieldFor(c.vars.fields, meta.port_map);
+  return {
     format: 1,
     name: clip(title, 100),
     description: tagline && descText ? joinText(tagline, descText) : (tagline ?? descText),
@@ -207,16 +243,9 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
     tags,
     metadata: { categories },
     ...(webField ? { web: { port_field: webField, scheme: meta.scheme === 'https' ? 'https' : 'http', path: webPath(meta.index) } } : {}),
-    fields: [APPDATA_FIELD, ...vars.fields],
+    fields: [APPDATA_FIELD, ...c.vars.fields],
     groups: [],
   };
-  const checked = TemplateFile.safeParse(template);
-  if (!checked.success) {
-    const i = checked.error.issues[0];
-    throw refuse(`the mapped template is not valid: ${i?.path.join('.')} ${i?.message}`);
-  }
-  const id = isSafeName(folder) ? folder : slug(folder);
-  return { id, template: checked.data, compose: emitCompose(tree), notes: [...vars.notes] };
 }
 
 function joinText(a: string | { en: string; nl: string }, b: string | { en: string; nl: string }): string | { en: string; nl: string } {
