@@ -70,123 +70,134 @@ function snapshot(dir: string): Map<string, Buffer> {
 
 const gitFailed = (step: string, words: string) => new AppError('git_failed', `git ${step} failed: ${words}`, { params: { step } });
 
+type FakeServer = { token: string | undefined; repos: Map<string, FakeRepo>; served: number };
+
+/** The fake's world: its servers by host, every sync, the switches and the clock of its commits. */
+interface World {
+  servers: Map<string, FakeServer>;
+  calls: GitSource[];
+  switches: ReturnType<typeof createSwitches<'sync'>>;
+  clock: number;
+}
+
 export function createFakeGit(caps: { maxBytes?: number; maxFiles?: number } = {}): FakeGit {
-  const servers = new Map<string, { token: string | undefined; repos: Map<string, FakeRepo>; served: number }>();
-  const calls: GitSource[] = [];
-  const switches = createSwitches<'sync'>();
-  let clock = 0;
-
-  function commitOf(repo: FakeRepo, files: Map<string, Buffer>, message: string): FakeCommit {
-    clock += 1;
-    const parent = repo.commits.at(-1)?.sha ?? '';
-    const hash = createHash('sha1').update(`${parent}\0${message}\0${clock}`);
-    for (const [path, body] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0`).update(body);
-    const date = new Date(Date.UTC(2026, 0, 1) + clock * 60_000).toISOString().replace('.000Z', '+00:00');
-    return { sha: hash.digest('hex'), date, files };
-  }
-
-  /** The commit `source` names on its server, or the refusal the CLI gives. */
-  function resolve(source: GitSource): FakeCommit {
-    const u = new URL(source.url);
-    const server = servers.get(u.host);
-    if (!server) throw gitFailed('fetch', `fatal: unable to access '${redactUrl(source.url)}/': Could not resolve host: ${u.hostname}`);
-    server.served += 1;
-    if (server.token !== undefined && source.token !== server.token) {
-      throw gitFailed('fetch', `fatal: Authentication failed for '${redactUrl(source.url)}/'`);
-    }
-    const repo = server.repos.get(u.pathname.replace(/^\//, '').replace(/\.git$/, ''));
-    if (!repo) throw gitFailed('fetch', `fatal: repository '${redactUrl(source.url)}/' not found`);
-    if (source.branch !== repo.branch) throw gitFailed('fetch', `fatal: couldn't find remote ref refs/heads/${source.branch}`);
-    const commit = source.pinnedCommit ? repo.commits.find((c) => c.sha === source.pinnedCommit) : repo.commits.at(-1);
-    if (!commit) throw gitFailed('ls-tree', `fatal: not a tree object: ${source.pinnedCommit}`);
-    return commit;
-  }
-
-  function checkCaps(commit: FakeCommit, maxBytes: number, maxFiles: number): void {
-    if (commit.files.size > maxFiles) throw tooManyFiles(maxFiles);
-    if ([...commit.files.values()].reduce((n, b) => n + b.length, 0) > maxBytes) throw tooLarge('its files', maxBytes);
-  }
-
-  function checkout(commit: FakeCommit, url: string, work: string): void {
-    for (const e of readdirSync(work)) if (e !== '.git') rmSync(join(work, e), { recursive: true, force: true });
-    mkdirSync(join(work, '.git'), { recursive: true });
-    writeFileSync(join(work, '.git', 'config'), `[core]\n\tbare = false\n[remote "origin"]\n\turl = ${url}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
-    for (const [path, body] of commit.files) {
-      mkdirSync(dirname(join(work, path)), { recursive: true });
-      writeFileSync(join(work, path), body);
-    }
-  }
-
-  async function enter(source: GitSource): Promise<void> {
-    calls.push({ ...source });
-    await switches.passed('sync');
-    const fault = switches.fault('sync');
-    if (fault) throw fault.error ?? gitFailed('fetch', 'fake failure');
-  }
-
-  function git(c: { maxBytes?: number; maxFiles?: number }): Git {
-    const maxBytes = c.maxBytes ?? 256 * 1024 * 1024;
-    const maxFiles = c.maxFiles ?? 20_000;
-    return {
-      async sync(source: GitSource, dir: string): Promise<GitCommit> {
-        await enter(source);
-        const kind = checkGitUrl(source.url);
-        checkBranch(source.branch);
-        gitConfigEnv(source.url, kind, source.token);
-        const fresh = !existsSync(join(dir, '.git'));
-        const work = fresh ? `${dir}.partial-${randomBytes(4).toString('hex')}` : dir;
-        try {
-          if (fresh) mkdirSync(work, { recursive: true });
-          const commit = resolve(source);
-          checkCaps(commit, maxBytes, maxFiles);
-          checkout(commit, source.url, work);
-          if (fresh) {
-            rmSync(dir, { recursive: true, force: true });
-            renameSync(work, dir);
-          }
-          return { sha: commit.sha, date: commit.date };
-        } catch (err) {
-          if (fresh) rmSync(work, { recursive: true, force: true });
-          throw err;
-        }
-      },
-    };
-  }
-
+  const w: World = { servers: new Map(), calls: [], switches: createSwitches<'sync'>(), clock: 0 };
   return {
-    ...git(caps),
-    limited: git,
-    calls,
-    serve(opts = {}) {
-      const host = `git-${servers.size + 1}.fake.invalid`;
-      const server = { token: opts.token, repos: new Map<string, FakeRepo>(), served: 0 };
-      servers.set(host, server);
-      const repoOf = (name: string) => {
-        const repo = server.repos.get(name);
-        if (!repo) throw new Error(`fake git: no repo named ${name}`);
-        return repo;
-      };
-      return {
-        url: (repo) => `http://${host}/${repo}.git`,
-        requests: () => server.served,
-        async addRepo(name, fromDir, o = {}) {
-          if (server.repos.has(name)) throw new Error(`fake git: repo ${name} exists`);
-          const repo: FakeRepo = { branch: o.branch ?? 'main', commits: [] };
-          repo.commits.push(commitOf(repo, snapshot(fromDir), `Add ${name}`));
-          server.repos.set(name, repo);
-        },
-        async commit(name, fromDir, message = 'Update') {
-          const repo = repoOf(name);
-          const c = commitOf(repo, snapshot(fromDir), message);
-          repo.commits.push(c);
-          return c.sha;
-        },
-        async close() {
-          servers.delete(host);
-        },
-      };
+    ...gitOf(w, caps),
+    limited: (c) => gitOf(w, c),
+    calls: w.calls,
+    serve: (opts = {}) => serve(w, opts),
+    failOn: (o = {}) => w.switches.failOn('sync', { times: 1, ...o }),
+    hold: () => w.switches.hold('sync'),
+  };
+}
+
+function commitOf(w: World, repo: FakeRepo, files: Map<string, Buffer>, message: string): FakeCommit {
+  w.clock += 1;
+  const parent = repo.commits.at(-1)?.sha ?? '';
+  const hash = createHash('sha1').update(`${parent}\0${message}\0${w.clock}`);
+  for (const [path, body] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${path}\0`).update(body);
+  const date = new Date(Date.UTC(2026, 0, 1) + w.clock * 60_000).toISOString().replace('.000Z', '+00:00');
+  return { sha: hash.digest('hex'), date, files };
+}
+
+/** The commit `source` names on its server, or the refusal the CLI gives. */
+function resolve(w: World, source: GitSource): FakeCommit {
+  const u = new URL(source.url);
+  const server = w.servers.get(u.host);
+  if (!server) throw gitFailed('fetch', `fatal: unable to access '${redactUrl(source.url)}/': Could not resolve host: ${u.hostname}`);
+  server.served += 1;
+  if (server.token !== undefined && source.token !== server.token) {
+    throw gitFailed('fetch', `fatal: Authentication failed for '${redactUrl(source.url)}/'`);
+  }
+  const repo = server.repos.get(u.pathname.replace(/^\//, '').replace(/\.git$/, ''));
+  if (!repo) throw gitFailed('fetch', `fatal: repository '${redactUrl(source.url)}/' not found`);
+  if (source.branch !== repo.branch) throw gitFailed('fetch', `fatal: couldn't find remote ref refs/heads/${source.branch}`);
+  const commit = source.pinnedCommit ? repo.commits.find((c) => c.sha === source.pinnedCommit) : repo.commits.at(-1);
+  if (!commit) throw gitFailed('ls-tree', `fatal: not a tree object: ${source.pinnedCommit}`);
+  return commit;
+}
+
+function checkCaps(commit: FakeCommit, maxBytes: number, maxFiles: number): void {
+  if (commit.files.size > maxFiles) throw tooManyFiles(maxFiles);
+  if ([...commit.files.values()].reduce((n, b) => n + b.length, 0) > maxBytes) throw tooLarge('its files', maxBytes);
+}
+
+function checkout(commit: FakeCommit, url: string, work: string): void {
+  for (const e of readdirSync(work)) if (e !== '.git') rmSync(join(work, e), { recursive: true, force: true });
+  mkdirSync(join(work, '.git'), { recursive: true });
+  writeFileSync(join(work, '.git', 'config'), `[core]\n\tbare = false\n[remote "origin"]\n\turl = ${url}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+  for (const [path, body] of commit.files) {
+    mkdirSync(dirname(join(work, path)), { recursive: true });
+    writeFileSync(join(work, path), body);
+  }
+}
+
+async function enter(w: World, source: GitSource): Promise<void> {
+  w.calls.push({ ...source });
+  await w.switches.passed('sync');
+  const fault = w.switches.fault('sync');
+  if (fault) throw fault.error ?? gitFailed('fetch', 'fake failure');
+}
+
+/** A git of the world with these caps. */
+function gitOf(w: World, c: { maxBytes?: number; maxFiles?: number }): Git {
+  const maxBytes = c.maxBytes ?? 256 * 1024 * 1024;
+  const maxFiles = c.maxFiles ?? 20_000;
+  return { sync: (source, dir) => sync(w, { maxBytes, maxFiles }, source, dir) };
+}
+
+/** A first sync built beside the cache and renamed into place; a later one checked out over it. */
+async function sync(w: World, caps: { maxBytes: number; maxFiles: number }, source: GitSource, dir: string): Promise<GitCommit> {
+  await enter(w, source);
+  const kind = checkGitUrl(source.url);
+  checkBranch(source.branch);
+  gitConfigEnv(source.url, kind, source.token);
+  const fresh = !existsSync(join(dir, '.git'));
+  const work = fresh ? `${dir}.partial-${randomBytes(4).toString('hex')}` : dir;
+  try {
+    if (fresh) mkdirSync(work, { recursive: true });
+    const commit = resolve(w, source);
+    checkCaps(commit, caps.maxBytes, caps.maxFiles);
+    checkout(commit, source.url, work);
+    if (fresh) {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(work, dir);
+    }
+    return { sha: commit.sha, date: commit.date };
+  } catch (err) {
+    if (fresh) rmSync(work, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** A server of the world on a host of its own. */
+function serve(w: World, opts: { token?: string }): GitRemote {
+  const host = `git-${w.servers.size + 1}.fake.invalid`;
+  const server: FakeServer = { token: opts.token, repos: new Map<string, FakeRepo>(), served: 0 };
+  w.servers.set(host, server);
+  const repoOf = (name: string) => {
+    const repo = server.repos.get(name);
+    if (!repo) throw new Error(`fake git: no repo named ${name}`);
+    return repo;
+  };
+  return {
+    url: (repo) => `http://${host}/${repo}.git`,
+    requests: () => server.served,
+    async addRepo(name, fromDir, o = {}) {
+      if (server.repos.has(name)) throw new Error(`fake git: repo ${name} exists`);
+      const repo: FakeRepo = { branch: o.branch ?? 'main', commits: [] };
+      repo.commits.push(commitOf(w, repo, snapshot(fromDir), `Add ${name}`));
+      server.repos.set(name, repo);
     },
-    failOn: (o = {}) => switches.failOn('sync', { times: 1, ...o }),
-    hold: () => switches.hold('sync'),
+    async commit(name, fromDir, message = 'Update') {
+      const repo = repoOf(name);
+      const c = commitOf(w, repo, snapshot(fromDir), message);
+      repo.commits.push(c);
+      return c.sha;
+    },
+    async close() {
+      w.servers.delete(host);
+    },
   };
 }
