@@ -61,27 +61,47 @@ function nameSent(input: unknown, path: PropertyKey[]): string {
   return typeof at === 'string' ? at.slice(0, 100) : '';
 }
 
+type Issue = { code: string; path: PropertyKey[]; message: string };
+
+/** A request the route's schema refused: `validation`, or `invalid_name` with the name as sent. */
+function refuseInvalid(result: { success: true } | { success: false; error: { issues: readonly Issue[] } }): void {
+  if (result.success) return;
+  const issues = result.error.issues;
+  const fields = [...new Set(issues.map((i) => i.path.join('.')).filter(Boolean))];
+  const first = issues[0];
+  const where = first?.path.length ? `${first.path.join('.')}: ` : '';
+  if (first && isNameIssue(first)) {
+    // The name as sent, so the interface can say which name it refuses (`error.invalid_name` has {name}).
+    throw new AppError('invalid_name', `${where}${first.message}`, {
+      fields,
+      params: { name: nameSent((result as { data?: unknown }).data, first.path) },
+    });
+  }
+  throw new AppError('validation', `${where}${first?.message ?? 'invalid input'}`, { fields });
+}
+
 /** Builds the whole HTTP application: middleware, every route, the web interface. */
 export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) {
-        const issues = result.error.issues;
-        const fields = [...new Set(issues.map((i) => i.path.join('.')).filter(Boolean))];
-        const first = issues[0];
-        const where = first?.path.length ? `${first.path.join('.')}: ` : '';
-        if (first && isNameIssue(first)) {
-          // The name as sent, so the interface can say which name it refuses (`error.invalid_name` has {name}).
-          throw new AppError('invalid_name', `${where}${first.message}`, {
-            fields,
-            params: { name: nameSent((result as { data?: unknown }).data, first.path) },
-          });
-        }
-        throw new AppError('validation', `${where}${first?.message ?? 'invalid input'}`, { fields });
-      }
-    },
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: (result) => refuseInvalid(result) });
+  useMiddleware(app, services, opts);
+  useRoutes(app, services, opts);
+  app.doc31('/api/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Kade API', version: opts.version },
   });
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/api/')) {
+      return problemResponse(c, new AppError('not_found', `no route ${c.req.method} ${c.req.path}`, { params: { what: 'route', name: c.req.path } }));
+    }
+    return c.text('not found', 404);
+  });
+  app.onError((err, c) => problemResponse(c, normaliseError(err, c)));
+  serveWeb(app, opts.webDir);
+  return app;
+}
 
+/** Request id, client and logger; the API's headers; the body limit; the Host check; the session. */
+function useMiddleware(app: OpenAPIHono<AppEnv>, services: Services, opts: HttpOptions): void {
   app.use('*', requestId());
   app.use('*', async (c, next) => {
     const client = opts.proxyTrust.describe(opts.peerAddress?.(c.req.raw, c.env), c.req.url, (name) => c.req.header(name));
@@ -111,7 +131,9 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', hostCheck({ setupRequired: () => services.auth.setupRequired(), ...opts.hosts }));
   app.use('/api/*', sessionMiddleware(services.auth));
+}
 
+function useRoutes(app: OpenAPIHono<AppEnv>, services: Services, opts: HttpOptions): void {
   systemRoutes(app, opts.version, services);
   authRoutes(app, services.auth);
   catalogueRoutes(app, services, opts.prefill);
@@ -130,19 +152,4 @@ export function createHttpApp(services: Services, opts: HttpOptions): OpenAPIHon
   backupsRoutes(app, services);
   updatesRoutes(app, services);
   selfUpdateRoutes(app, services);
-
-  app.doc31('/api/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'Kade API', version: opts.version },
-  });
-
-  app.notFound((c) => {
-    if (c.req.path.startsWith('/api/')) {
-      return problemResponse(c, new AppError('not_found', `no route ${c.req.method} ${c.req.path}`, { params: { what: 'route', name: c.req.path } }));
-    }
-    return c.text('not found', 404);
-  });
-  app.onError((err, c) => problemResponse(c, normaliseError(err, c)));
-  serveWeb(app, opts.webDir);
-  return app;
 }
