@@ -20,6 +20,7 @@ import { type Actor, createEventBus, type DomainEvent } from '../../src/server/c
 import { armFailpoint } from '../../src/server/core/failpoint.ts';
 import { createLogger } from '../../src/server/core/logger.ts';
 import { type Db, openDb } from '../../src/server/db/db.ts';
+import type { Engine } from '../../src/server/engine/engine.ts';
 import { createFakeCompose, type FakeCompose } from '../../src/server/engine/fake-compose.ts';
 import { createFakeEngine, type FakeEngine } from '../../src/server/engine/fake-engine.ts';
 import { createJobLogStore } from '../../src/server/jobs/job-log.ts';
@@ -194,6 +195,18 @@ function fakePsql(engine: FakeEngine, passwords: Map<string, string>): void {
   });
 }
 
+/** The shared networks as the networks service answers the stacks: SHARED only, made in `engine` when first joined. */
+function networksOn(engine: Engine): NetworksPort {
+  return {
+    isKade: (name) => name === SHARED,
+    async ensure(name) {
+      if ((await engine.listNetworks()).some((n) => n.name === name)) return;
+      await engine.createNetwork({ name, driver: 'bridge', subnet: null, gateway: null, range: null, parent: null, labels: {} });
+    },
+    subnetOf: async () => ({ subnet: null, range: null, gateway: null }),
+  };
+}
+
 export async function createStacksKit(): Promise<StacksKit> {
   // On a memory file system where there is one: the jobs' database and logs sync every write, which a disk makes slow.
   const tmp = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'kade-stacks-kit-'));
@@ -234,15 +247,6 @@ export async function createStacksKit(): Promise<StacksKit> {
   const synced = await setupJobs.wait(added.job.id);
   if (synced.state !== 'succeeded') throw new Error(`the kit's repo did not sync: ${synced.error ?? ''}`);
 
-  const networks: NetworksPort = {
-    isKade: (name) => name === SHARED,
-    async ensure(name) {
-      if ((await engine.listNetworks()).some((n) => n.name === name)) return;
-      await engine.createNetwork({ name, driver: 'bridge', subnet: null, gateway: null, range: null, parent: null, labels: {} });
-    },
-    subnetOf: async () => ({ subnet: null, range: null, gateway: null }),
-  };
-
   // The store's folders as every Kade of the kit sees them: the memory folders with the writes `failWrite` fails.
   const failing: string[] = [];
   const folders: MemoryIO = {
@@ -266,6 +270,7 @@ export async function createStacksKit(): Promise<StacksKit> {
     const bus = createEventBus(logger);
     bus.subscribe((e) => void events.push(e));
     const jobs = createJobsService({ repo: dying(jobsRepo, life), logs: dying(jobLogs, life), events: bus, logger, clock });
+    const kadeEngine = dying(engine, life);
     const stacks = createStacksService({
       baseDir: paths.base,
       libraryDir: paths.library,
@@ -277,7 +282,7 @@ export async function createStacksKit(): Promise<StacksKit> {
       uid: 1000,
       gid: 1000,
       timezone: () => 'UTC',
-      engine: dying(engine, life),
+      engine: kadeEngine,
       compose: dying(compose, life),
       io: dying(folders, life),
       jobs,
@@ -285,7 +290,7 @@ export async function createStacksKit(): Promise<StacksKit> {
       events: bus,
       logger,
       clock,
-      networks,
+      networks: networksOn(kadeEngine),
       upPollMs: 1,
     });
     return { stacks, jobs, events };
