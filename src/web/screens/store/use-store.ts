@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
 import { listRepos } from '../../components/repos-api.ts';
+import { useLoaded } from '../../components/use-loaded.ts';
 import { type Category, listCategories, listStoreApps, type RepoT, type StoreAppT } from './store-api.ts';
 
 export interface StoreData {
@@ -9,27 +9,12 @@ export interface StoreData {
   repos: RepoT[];
 }
 
+async function readStore(): Promise<StoreData> {
+  const [apps, categories, repos] = await Promise.all([listStoreApps(), listCategories(), listRepos()]);
+  return { apps: [...apps].sort((a, b) => a.name.localeCompare(b.name) || a.repo.localeCompare(b.repo)), categories, repos };
+}
+
 /** Apps, categories and repos in one go; the screen shows nothing half-loaded. */
 export function useStore(): { data: StoreData | null; error: unknown; reload: () => void } {
-  const [data, setData] = useState<StoreData | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [round, setRound] = useState(0);
-
-  useEffect(() => {
-    let live = true;
-    Promise.all([listStoreApps(), listCategories(), listRepos()]).then(
-      ([apps, categories, repos]) => {
-        if (!live) return;
-        setData({ apps: [...apps].sort((a, b) => a.name.localeCompare(b.name) || a.repo.localeCompare(b.repo)), categories, repos });
-        setError(null);
-      },
-      (e: unknown) => live && setError(e),
-    );
-    return () => {
-      live = false;
-    };
-  }, [round]);
-
-  const reload = useCallback(() => setRound((n) => n + 1), []);
-  return { data, error, reload };
+  return useLoaded(readStore);
 }
