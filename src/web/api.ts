@@ -56,19 +56,11 @@ async function toApiError(res: Response): Promise<ApiError> {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** One JSON request to the API; resolves to the parsed body (undefined for 204), rejects with ApiError. */
-export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+/** One fetch of the API: a network failure and a refusal both reject with ApiError; a lost session is reported. */
+async function send(path: string, init: RequestInit): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(path, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    res = await fetch(path, { ...init, credentials: 'same-origin' });
   } catch (e) {
     throw new ApiError(0, 'network', {}, [], e instanceof Error ? e.message : String(e));
   }
@@ -77,24 +69,22 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
     if (err.code === 'unauthenticated') onUnauthenticated?.();
     throw err;
   }
+  return res;
+}
+
+/** One JSON request to the API; resolves to the parsed body (undefined for 204), rejects with ApiError. */
+export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  const res = await send(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
 
 /** A GET whose answer is plain text (logs); rejects with ApiError like `request`. */
 export async function requestText(path: string): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(path, { headers: { Accept: 'text/plain' }, credentials: 'same-origin' });
-  } catch (e) {
-    throw new ApiError(0, 'network', {}, [], e instanceof Error ? e.message : String(e));
-  }
-  if (!res.ok) {
-    const err = await toApiError(res);
-    if (err.code === 'unauthenticated') onUnauthenticated?.();
-    throw err;
-  }
-  return res.text();
+  return (await send(path, { headers: { Accept: 'text/plain' } })).text();
 }
 
 export async function getAuthStatus(): Promise<AuthStatusT> {
