@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../shared/passwords.ts';
 import { request, type UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { roleName } from '../../components/role-name.ts';
 import { useAction } from '../../components/use-action.ts';
 import { refusalMarks, stillSays } from '../../forms/field-messages.ts';
@@ -46,11 +47,7 @@ export function AccountScreen({ user }: { user: UserT }) {
   const refused = refusalMarks(change.error, { known: ['current_password', 'new_password'] });
   return (
     <section class="page account" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('account.title')}
-        </h1>
-      </div>
+      <PageHead title={t('account.title')} />
       <p class="muted account-intro">{t('account.intro', { name: user.name, role: roleName(user.role) })}</p>
       <form class="card account-form" aria-labelledby="account-password-title" onSubmit={submit} aria-busy={busy} noValidate>
         <h2 id="account-password-title">{t('account.password_title')}</h2>

@@ -3,7 +3,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type DeleteOptions, type UserT } from '../../api.ts';
 import { appNameOf, jobsPath } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
 import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
 import { CheckUpdateButton, UpdateState } from '../../components/update-state.tsx';
 import { usePolled } from '../../components/use-polled.ts';
@@ -11,6 +11,7 @@ import { isBusy, useStackJobs } from '../../components/use-stack-jobs.ts';
 import { isMessageKey, t } from '../../i18n.ts';
 import { navigate, onLinkClick } from '../../router.ts';
 import { getStackDetail, type StackDetailT } from './app-api.ts';
+import type { Tab } from './app-path.ts';
 import { TabList, useHashTab, useVisited } from './app-tabs.tsx';
 import { BackupsTab } from './backups-tab.tsx';
 import { ConfigureTab } from './configure/configure-tab.tsx';
@@ -83,29 +84,37 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
       {stack && stack.status !== 'missing_compose' && <FilesRefusal name={name} user={user} onAccepted={reload} />}
       <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
       {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
-      <ErrorMessage error={error} />
-      {stack === null && !error && (
-        <p class="muted" role="status">
-          {t('appview.loading')}
-        </p>
-      )}
-      {stack && !missing && (
-        <>
-          <TabList tabs={tabs} current={tab} visited={visited} onSelect={selectTab} />
-          {/* A tab is mounted on its first visit and then only hidden, so unsaved edits survive a look at another tab. */}
-          {tabs
-            .filter((k) => visited.has(k))
-            .map((k) => (
-              <div key={k} class="appview-panel" role="tabpanel" id={`appview-panel-${k}`} aria-labelledby={`appview-tab-${k}`} hidden={k !== tab}>
-                {k === 'overview' && <OverviewTab stack={stack} user={user} />}
-                {k === 'configure' && <ConfigureTab name={name} user={user} filesVersion={stack.files_version} />}
-                {k === 'files' && <FilesTab name={name} user={user} filesVersion={stack.files_version} />}
-                {k === 'backups' && <BackupsTab name={name} user={user} onRestored={reload} />}
-              </div>
-            ))}
-        </>
-      )}
+      <LoadState error={error} loading={stack === null} text={t('appview.loading')} />
+      {stack && !missing && <AppTabs name={name} stack={stack} user={user} at={{ tab, tabs, visited, selectTab }} onRestored={reload} />}
     </section>
+  );
+}
+
+interface TabsAt {
+  tab: Tab;
+  tabs: readonly Tab[];
+  visited: ReadonlySet<Tab>;
+  selectTab: (tab: Tab) => void;
+}
+
+/** The tabs of the app; a tab is mounted on its first visit and then only hidden, so unsaved edits survive a look at another tab. */
+function AppTabs(p: { name: string; stack: StackDetailT; user: UserT; at: TabsAt; onRestored: () => void }) {
+  const { name, stack, user, onRestored } = p;
+  const { tab, tabs, visited, selectTab } = p.at;
+  return (
+    <>
+      <TabList tabs={tabs} current={tab} visited={visited} onSelect={selectTab} />
+      {tabs
+        .filter((k) => visited.has(k))
+        .map((k) => (
+          <div key={k} class="appview-panel" role="tabpanel" id={`appview-panel-${k}`} aria-labelledby={`appview-tab-${k}`} hidden={k !== tab}>
+            {k === 'overview' && <OverviewTab stack={stack} user={user} />}
+            {k === 'configure' && <ConfigureTab name={name} user={user} filesVersion={stack.files_version} />}
+            {k === 'files' && <FilesTab name={name} user={user} filesVersion={stack.files_version} />}
+            {k === 'backups' && <BackupsTab name={name} user={user} onRestored={onRestored} />}
+          </div>
+        ))}
+    </>
   );
 }
 

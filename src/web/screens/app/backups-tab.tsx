@@ -4,7 +4,7 @@ import type { UserT } from '../../api.ts';
 import { BackupList, DeletedNotice } from '../../components/backup-list.tsx';
 import { BackupNow } from '../../components/backup-now.tsx';
 import { type BackupT, listBackups } from '../../components/backups-api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
 import { usePolled } from '../../components/use-polled.ts';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
@@ -32,12 +32,7 @@ export function BackupsTab({ name, user, onRestored }: { name: string; user: Use
           />
         )}
         <DeletedNotice deleted={deleted} />
-        <ErrorMessage error={error} />
-        {backups === null && !error && (
-          <p class="muted" role="status">
-            {t('backups.loading')}
-          </p>
-        )}
+        <LoadState error={error} loading={backups === null} text={t('backups.loading')} />
         {backups?.length === 0 && <p class="appview-empty">{t('backups.tab_none')}</p>}
         {backups && backups.length > 0 && (
           <BackupList

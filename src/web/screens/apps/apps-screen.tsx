@@ -1,6 +1,7 @@
 import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type UserT } from '../../api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { CheckAllButton, CheckAllPanel, useCheckAll } from '../../components/update-state.tsx';
 import { useStackJobs } from '../../components/use-stack-jobs.ts';
 import { formatTime, t } from '../../i18n.ts';
@@ -21,27 +22,17 @@ export function AppsScreen({ user }: { user: UserT }) {
 
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('apps.title')}
-        </h1>
-        <div class="page-tools">
-          {checkedAt && <p class="muted small">{t('apps.checked_at', { time: formatTime(checkedAt) })}</p>}
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('apps.refresh')}
-          </button>
-          {canOperate && stacks !== null && stacks.length > 0 && <CheckAllButton state={checkAll} />}
-          {canOperate && <AdoptToggle panel={adopt} />}
-        </div>
-      </div>
+      <PageHead title={t('apps.title')}>
+        {checkedAt && <p class="muted small">{t('apps.checked_at', { time: formatTime(checkedAt) })}</p>}
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('apps.refresh')}
+        </button>
+        {canOperate && stacks !== null && stacks.length > 0 && <CheckAllButton state={checkAll} />}
+        {canOperate && <AdoptToggle panel={adopt} />}
+      </PageHead>
       {canOperate && <CheckAllPanel state={checkAll} />}
       {canOperate && <AdoptPanel panel={adopt} />}
-      <ErrorMessage error={error} />
-      {stacks === null && !error && (
-        <p class="muted" role="status">
-          {t('apps.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={stacks === null} text={t('apps.loading')} />
       {stacks !== null && stacks.length === 0 && (
         <div class="empty card">
           <p>{t('apps.empty')}</p>

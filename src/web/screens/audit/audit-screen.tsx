@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { AuditFilterBar } from './audit-filters.tsx';
 import { AuditPager, AuditTable } from './audit-table.tsx';
@@ -20,16 +21,11 @@ export function AuditScreen() {
 
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('audit.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={a.reload}>
-            {t('audit.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('audit.title')}>
+        <button type="button" class="btn btn-small" onClick={a.reload}>
+          {t('audit.refresh')}
+        </button>
+      </PageHead>
       <p class="muted audit-intro">{t('audit.intro')}</p>
       <AuditFilterBar
         filters={a.filters}

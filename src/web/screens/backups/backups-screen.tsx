@@ -8,6 +8,8 @@ import { BackupList, DeletedNotice } from '../../components/backup-list.tsx';
 import { BackupNowProgress, useBackupNow } from '../../components/backup-now.tsx';
 import { type BackupT, listBackups } from '../../components/backups-api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { type Polled, usePolled } from '../../components/use-polled.ts';
 import { getLang, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
@@ -37,16 +39,11 @@ export function BackupsScreen({ user }: { user: UserT }) {
 
   return (
     <section class="page backups-page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('backups.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('backups.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('backups.title')}>
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('backups.refresh')}
+        </button>
+      </PageHead>
       <p class="muted backups-intro">{t('backups.intro')}</p>
       <div class="backups-top">
         <DiskBar disk={disk.data} error={disk.error} />
@@ -54,12 +51,7 @@ export function BackupsScreen({ user }: { user: UserT }) {
       </div>
       <ScheduleCard schedule={schedule.data} error={schedule.error} canEdit={roleAllows(user.role, 'admin')} onSaved={schedule.reload} />
       <DeletedNotice deleted={deleted} />
-      <ErrorMessage error={list.error} />
-      {list.data === null && !list.error && (
-        <p class="muted" role="status">
-          {t('backups.loading')}
-        </p>
-      )}
+      <LoadState error={list.error} loading={list.data === null} text={t('backups.loading')} />
       {list.data && (
         <Groups
           backups={list.data}

@@ -1,7 +1,8 @@
 import { useId, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { formatTime, t } from '../../i18n.ts';
 import { filterContainers, SHOWS, type Show } from './container-filter.ts';
 import { ContainerRow } from './container-row.tsx';
@@ -18,27 +19,16 @@ export function ContainersScreen({ user }: { user: UserT }) {
   const [text, setText] = useState('');
   const [show, setShow] = useState<Show>('all');
   const shown = containers ? filterContainers(containers, text, show) : null;
-  const id = useId();
 
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('containers.title')}
-        </h1>
-        <div class="page-tools">
-          {checkedAt && <p class="muted small">{t('containers.checked_at', { time: formatTime(checkedAt) })}</p>}
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('containers.refresh')}
-          </button>
-        </div>
-      </div>
-      <ErrorMessage error={error} />
-      {containers === null && !error && (
-        <p class="muted" role="status">
-          {t('containers.loading')}
-        </p>
-      )}
+      <PageHead title={t('containers.title')}>
+        {checkedAt && <p class="muted small">{t('containers.checked_at', { time: formatTime(checkedAt) })}</p>}
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('containers.refresh')}
+        </button>
+      </PageHead>
+      <LoadState error={error} loading={containers === null} text={t('containers.loading')} />
       {containers !== null && containers.length === 0 && (
         <div class="empty card">
           <p>{t('containers.empty')}</p>
@@ -46,33 +36,7 @@ export function ContainersScreen({ user }: { user: UserT }) {
       )}
       {containers !== null && containers.length > 0 && shown !== null && (
         <>
-          <search class="filter-bar card" aria-label={t('containers.filters')}>
-            <div class="filter-field filter-wide">
-              <label for={`${id}-q`}>{t('containers.search')}</label>
-              <input
-                id={`${id}-q`}
-                type="search"
-                value={text}
-                onInput={(e) => setText(e.currentTarget.value)}
-                aria-describedby={`${id}-hint`}
-                autocomplete="off"
-                spellcheck={false}
-              />
-              <p class="hint" id={`${id}-hint`}>
-                {t('containers.search_hint')}
-              </p>
-            </div>
-            <div class="filter-field">
-              <label for={`${id}-show`}>{t('containers.show')}</label>
-              <select id={`${id}-show`} value={show} onChange={(e) => setShow(e.currentTarget.value as Show)}>
-                {SHOWS.map((s) => (
-                  <option key={s} value={s}>
-                    {t(`containers.show.${s}`)}
-                  </option>
-                ))}
-              </select>
-            </div>
-          </search>
+          <Filters text={text} onText={setText} show={show} onShow={setShow} />
           <p class="muted small ctr-summary" role="status">
             {shown.length === containers.length
               ? t('containers.summary', { count: containers.length, running })
@@ -92,5 +56,39 @@ export function ContainersScreen({ user }: { user: UserT }) {
         </>
       )}
     </section>
+  );
+}
+
+/** The search over names, images and apps, and which containers to show. */
+function Filters(p: { text: string; onText: (v: string) => void; show: Show; onShow: (v: Show) => void }) {
+  const id = useId();
+  return (
+    <search class="filter-bar card" aria-label={t('containers.filters')}>
+      <div class="filter-field filter-wide">
+        <label for={`${id}-q`}>{t('containers.search')}</label>
+        <input
+          id={`${id}-q`}
+          type="search"
+          value={p.text}
+          onInput={(e) => p.onText(e.currentTarget.value)}
+          aria-describedby={`${id}-hint`}
+          autocomplete="off"
+          spellcheck={false}
+        />
+        <p class="hint" id={`${id}-hint`}>
+          {t('containers.search_hint')}
+        </p>
+      </div>
+      <div class="filter-field">
+        <label for={`${id}-show`}>{t('containers.show')}</label>
+        <select id={`${id}-show`} value={p.show} onChange={(e) => p.onShow(e.currentTarget.value as Show)}>
+          {SHOWS.map((s) => (
+            <option key={s} value={s}>
+              {t(`containers.show.${s}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+    </search>
   );
 }

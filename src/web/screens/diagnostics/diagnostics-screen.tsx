@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { copyText } from '../../components/copy-text.ts';
 import { EngineRestart } from '../../components/engine-restart.tsx';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { t } from '../../i18n.ts';
 import { checkTitle, type DoctorCheckT, type DoctorReportT, fetchDoctor } from './diagnostics-api.ts';
@@ -22,23 +23,13 @@ export function DiagnosticsScreen() {
   const warnings = report?.checks.filter((c) => c.status === 'warn').length ?? 0;
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('doctor.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={run} disabled={busy}>
-            {busy ? t('doctor.running') : t('doctor.run_again')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('doctor.title')}>
+        <button type="button" class="btn btn-small" onClick={run} disabled={busy}>
+          {busy ? t('doctor.running') : t('doctor.run_again')}
+        </button>
+      </PageHead>
       <p class="muted doctor-intro">{t('doctor.intro')}</p>
-      <ErrorMessage error={error} />
-      {!report && !error && (
-        <p class="muted" role="status">
-          {t('doctor.running')}
-        </p>
-      )}
+      <LoadState error={error} loading={!report} text={t('doctor.running')} />
       {report && (
         <>
           <p class={`doctor-summary doctor-summary-${errors > 0 ? 'error' : 'ok'}`} role="status">

@@ -2,8 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JobT, StackT } from '../../../shared/api.ts';
 import { listStacks } from '../../api.ts';
 import { INSTALL_PATH } from '../../app-paths.ts';
-import { AlertBox, ErrorMessage } from '../../components/error-message.tsx';
+import { AlertBox } from '../../components/error-message.tsx';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t, useLang } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { type AppSchemaT, getAppSchema, getStack } from './install-api.ts';
@@ -50,27 +52,17 @@ export function InstallScreen({ path }: { path: string }) {
   const appName = schema?.template.name ?? target?.app ?? '';
   return (
     <section class="page install-page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('install.heading', { name: appName })}
-        </h1>
-        <div class="page-tools">
-          <a href="/store" class="btn btn-small" onClick={onLinkClick}>
-            {t('install.to_store')}
-          </a>
-        </div>
-      </div>
+      <PageHead title={t('install.heading', { name: appName })}>
+        <a href="/store" class="btn btn-small" onClick={onLinkClick}>
+          {t('install.to_store')}
+        </a>
+      </PageHead>
       {target === null && (
         <AlertBox>
           <p>{t('install.bad_path')}</p>
         </AlertBox>
       )}
-      <ErrorMessage error={error} />
-      {schema === null && !error && (
-        <p class="muted" role="status">
-          {t('install.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={schema === null} text={t('install.loading')} />
       {schema !== null && !started && <InstallForm schema={schema} stacks={stacks} onStarted={(job, name) => setStarted({ job, name })} />}
       {started && <InstallProgress job={started.job} name={started.name} />}
     </section>

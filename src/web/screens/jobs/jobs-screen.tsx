@@ -3,10 +3,11 @@ import type { JobT } from '../../../shared/api.ts';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { appPath } from '../../app-paths.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
 import { formatDateTime } from '../../components/format-date-time.ts';
 import { kindLabel } from '../../components/job-kind.ts';
 import { JobProgress } from '../../components/job-progress.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 import { durationText, stateLabel } from './job-labels.ts';
@@ -21,24 +22,14 @@ export function JobsScreen({ user }: { user: UserT }) {
   const filtered = j.filters.app !== '' || j.filters.kind !== '' || j.filters.state !== '';
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('jobs.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={j.reload}>
-            {t('jobs.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('jobs.title')}>
+        <button type="button" class="btn btn-small" onClick={j.reload}>
+          {t('jobs.refresh')}
+        </button>
+      </PageHead>
       <p class="muted jobs-intro">{t('jobs.intro')}</p>
       <JobFilterBar filters={j.filters} facets={j.facets} onFilter={j.setFilter} onClear={filtered ? j.clear : null} />
-      <ErrorMessage error={j.error} />
-      {j.jobs === null && !j.error && (
-        <p class="muted" role="status">
-          {t('jobs.loading')}
-        </p>
-      )}
+      <LoadState error={j.error} loading={j.jobs === null} text={t('jobs.loading')} />
       {j.jobs?.length === 0 && (
         <div class="empty card" role="status">
           <p>{filtered ? t('jobs.empty_match') : t('jobs.empty')}</p>

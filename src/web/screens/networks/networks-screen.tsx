@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
 import type { NetworkProblemT } from '../../components/networks-api.ts';
+import { PageHead } from '../../components/page-head.tsx';
 import { useNetworks } from '../../components/use-networks.ts';
 import { t } from '../../i18n.ts';
 import { NetworkForm } from './network-form.tsx';
@@ -22,28 +23,18 @@ export function NetworksScreen({ user }: { user: UserT }) {
 
   return (
     <section class="page networks-page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('networks.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('networks.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('networks.title')}>
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('networks.refresh')}
+        </button>
+      </PageHead>
       <p class="muted net-intro">{t('networks.intro')}</p>
       <div role="status" class="net-status">
         {notice && (
           <p class="notice">{notice.kind === 'deleted' ? t('networks.deleted', { name: notice.name }) : t('networks.taken_over', { name: notice.name })}</p>
         )}
       </div>
-      <ErrorMessage error={error} />
-      {networks === null && !error && (
-        <p class="muted" role="status">
-          {t('networks.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={networks === null} text={t('networks.loading')} />
       {networks !== null && networks.length === 0 && (
         <div class="empty card">
           <p>{t('networks.empty')}</p>

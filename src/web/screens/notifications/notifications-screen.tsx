@@ -1,4 +1,5 @@
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { ChannelCard } from './channel-card.tsx';
 import { CHANNEL_KINDS, KINDS, removeChannel, toggleRule } from './notifications-model.ts';
@@ -17,18 +18,9 @@ export function NotificationsScreen() {
   const { problemOf, rulesProblem, atFields } = fieldProblems(n);
   return (
     <section class="page notifications-page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('notify.title')}
-        </h1>
-      </div>
+      <PageHead title={t('notify.title')} />
       <p class="muted nfy-intro">{t('notify.intro')}</p>
-      <ErrorMessage error={n.loadError} />
-      {!form && !n.loadError && (
-        <p class="muted" role="status">
-          {t('notify.loading')}
-        </p>
-      )}
+      <LoadState error={n.loadError} loading={!form} text={t('notify.loading')} />
       {form && (
         <form
           class="nfy-form"

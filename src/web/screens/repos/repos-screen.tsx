@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
 import { jobEnded } from '../../components/job-progress.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { RepoForm } from './repo-form.tsx';
 import { RepoRow } from './repo-row.tsx';
@@ -57,27 +58,17 @@ export function ReposScreen({ user }: { user: UserT }) {
 
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('repos.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('repos.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('repos.title')}>
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('repos.refresh')}
+        </button>
+      </PageHead>
       <p class="muted repos-intro">{t('repos.intro')}</p>
       {/* Always in the page, so screen readers announce what is put into it. */}
       <div role="status" class="repos-status">
         {notice && notice.kind !== 'added' && <p class="notice">{noticeText(notice)}</p>}
       </div>
-      <ErrorMessage error={error} />
-      {repos === null && !error && (
-        <p class="muted" role="status">
-          {t('repos.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={repos === null} text={t('repos.loading')} />
       {repos !== null && repos.length === 0 && (
         <div class="empty card repos-empty">
           <p>{t('repos.empty')}</p>

@@ -1,5 +1,6 @@
 import type { SettingsT } from '../../../shared/settings.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { SaveResult, type SaveState } from '../../components/save-result.tsx';
 import { t } from '../../i18n.ts';
 import { FoldersSection } from './folders-section.tsx';
@@ -21,18 +22,9 @@ export function SettingsScreen() {
   const { errorOf, result } = saveOutcome(h);
   return (
     <section class="page settings-page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('settings.title')}
-        </h1>
-      </div>
+      <PageHead title={t('settings.title')} />
       <p class="muted page-intro">{t('settings.intro')}</p>
-      <ErrorMessage error={loadError} />
-      {!saved && !loadError && (
-        <p class="muted" role="status">
-          {t('settings.loading')}
-        </p>
-      )}
+      <LoadState error={loadError} loading={!saved} text={t('settings.loading')} />
       {saved && form && (
         <SettingsBody
           saved={saved}

@@ -2,6 +2,7 @@ import { useMemo } from 'preact/hooks';
 import { roleAllows } from '../../../shared/roles.ts';
 import type { UserT } from '../../api.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { AppCard, type CategoryLookup } from './app-card.tsx';
 import { StoreEmpty, StoreNoMatch } from './store-empty.tsx';
@@ -19,16 +20,11 @@ export function StoreScreen({ user }: { user: UserT }) {
   const filter = useStoreFilter();
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('store.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('store.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('store.title')}>
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('store.refresh')}
+        </button>
+      </PageHead>
       <p class="muted store-intro">{t('store.intro')}</p>
       <ErrorMessage error={error} />
       {data !== null && <StoreSkipped repos={data.repos} />}

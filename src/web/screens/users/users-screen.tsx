@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { UserT } from '../../api.ts';
-import { ErrorMessage } from '../../components/error-message.tsx';
+import { LoadState } from '../../components/load-state.tsx';
+import { PageHead } from '../../components/page-head.tsx';
 import { t } from '../../i18n.ts';
 import { AddUserForm } from './add-user-form.tsx';
 import { type Notice, noticeText } from './notice.ts';
@@ -25,27 +26,17 @@ export function UsersScreen({ user }: { user: UserT }) {
 
   return (
     <section class="page" aria-labelledby="page-title">
-      <div class="page-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {t('users.title')}
-        </h1>
-        <div class="page-tools">
-          <button type="button" class="btn btn-small" onClick={reload}>
-            {t('users.refresh')}
-          </button>
-        </div>
-      </div>
+      <PageHead title={t('users.title')}>
+        <button type="button" class="btn btn-small" onClick={reload}>
+          {t('users.refresh')}
+        </button>
+      </PageHead>
       <p class="muted users-intro">{t('users.intro')}</p>
       {/* Always in the page, so screen readers announce what is put into it. */}
       <div role="status" class="users-status">
         {notice && notice.kind !== 'added' && <p class="notice">{noticeText(notice)}</p>}
       </div>
-      <ErrorMessage error={error} />
-      {users === null && !error && (
-        <p class="muted" role="status">
-          {t('users.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={users === null} text={t('users.loading')} />
       {users !== null && (
         <ul class="user-list" aria-label={t('users.list_label')}>
           {users.map((u) => (

@@ -4,6 +4,7 @@ import type { JobT } from '../../../../shared/api.ts';
 import type { ConnectRequestT } from '../../../../shared/networks.ts';
 import { AlertBox, ErrorMessage } from '../../../components/error-message.tsx';
 import { JobProgress } from '../../../components/job-progress.tsx';
+import { LoadState } from '../../../components/load-state.tsx';
 import type { NetworkViewT } from '../../../components/networks-api.ts';
 import { useNetworks } from '../../../components/use-networks.ts';
 import { t } from '../../../i18n.ts';
@@ -75,12 +76,7 @@ export function AppNetworks({ name, config, own, locked, isAdmin, onChanged }: P
     <section class="card configure-netsection" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{t('appnet.heading')}</h2>
       <p class="muted">{t('appnet.intro')}</p>
-      <ErrorMessage error={error} />
-      {kade === null && !error && (
-        <p class="muted" role="status">
-          {t('appnet.loading')}
-        </p>
-      )}
+      <LoadState error={error} loading={kade === null} text={t('appnet.loading')} />
       {kade !== null && kade.length === 0 && (
         <p class="muted">
           {t('appnet.none')}{' '}
