@@ -7,38 +7,16 @@ import { DEVICE_TTL_MS } from '../../auth/devices.repo.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AppEnv } from '../context.ts';
 import { SESSION_COOKIE } from '../guard.ts';
-import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import { json, routeGroup } from '../route.ts';
 
-const status = defineRoute('public', {
-  method: 'get',
-  path: '/api/auth/status',
-  tags: ['auth'],
-  summary: 'Whether setup is needed, who is logged in, and the CSRF token',
-  responses: { 200: json(AuthStatus) },
-});
-const setup = defineRoute('public', {
-  method: 'post',
-  path: '/api/auth/setup',
-  tags: ['auth'],
-  summary: 'Create the first account (admin) while none exists',
-  request: { body: jsonBody(Credentials) },
-  responses: { 201: json(LoginAnswer, 'created and logged in'), ...PROBLEMS },
-});
-const login = defineRoute('public', {
-  method: 'post',
-  path: '/api/auth/login',
-  tags: ['auth'],
-  summary: 'Log in; sets the session cookie and the known-device cookie',
-  request: { body: jsonBody(Credentials) },
-  responses: { 200: json(LoginAnswer), ...PROBLEMS },
-});
-const logout = defineRoute('viewer', {
-  method: 'post',
-  path: '/api/auth/logout',
-  tags: ['auth'],
-  summary: 'End the session',
-  responses: { 204: { description: 'logged out' }, ...PROBLEMS },
-});
+const { get, post } = routeGroup('auth');
+
+const status = get('/api/auth/status', 'public', { 200: AuthStatus, problems: false }).summary('Whether setup is needed, who is logged in, and the CSRF token');
+const setup = post('/api/auth/setup', 'public', { body: Credentials, 201: json(LoginAnswer, 'created and logged in') }).summary(
+  'Create the first account (admin) while none exists',
+);
+const login = post('/api/auth/login', 'public', { body: Credentials, 200: LoginAnswer }).summary('Log in; sets the session cookie and the known-device cookie');
+const logout = post('/api/auth/logout', 'viewer', { 204: { description: 'logged out' } }).summary('End the session');
 
 /** The known-device cookie: sent to the auth routes only, where the login reads it. */
 const DEVICE_COOKIE = 'svc_device';

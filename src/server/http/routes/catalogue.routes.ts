@@ -6,68 +6,32 @@ import { englishText, TemplateFile } from '../../../shared/template.ts';
 import { categoriesOf } from '../../catalogue/derive-categories.ts';
 import { type AppEnv, actorOf } from '../context.ts';
 import { presentAppSchema } from '../presenters/app-schema.ts';
-import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import { json, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
 // Ids and names in the path are safe names: anything else is a 400 naming the rule, before any lookup.
 const RepoId = z.object({ id: Name });
 const RepoAccepted = z.object({ repo: Repo, job: Job });
 
-const listRepos = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/repos',
-  tags: ['catalogue'],
-  summary: 'Template repos with cache status; tokens never returned',
-  responses: { 200: json(z.array(Repo)), ...PROBLEMS },
-});
-const getRepo = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/repos/{id}',
-  tags: ['catalogue'],
-  summary: 'One template repo with its cache status and import report (format, apps found and imported, refusals with reasons)',
-  request: { params: RepoId },
-  responses: { 200: json(Repo), ...PROBLEMS },
-});
-const addRepo = defineRoute('admin', {
-  method: 'post',
-  path: '/api/repos',
-  tags: ['catalogue'],
-  summary: 'Add a template repo and start its first sync',
-  request: { body: jsonBody(RepoInput) },
-  responses: { 202: json(RepoAccepted, 'added; sync job started'), ...PROBLEMS },
-});
-const editRepo = defineRoute('admin', {
-  method: 'put',
-  path: '/api/repos/{id}',
-  tags: ['catalogue'],
-  summary:
-    'Edit a repo (id unchanged; an empty token keeps the stored one while scheme, host and port stay the same, a URL to another server drops it) and fetch it again',
-  request: { params: RepoId, body: jsonBody(RepoInput.omit({ id: true }).extend({ url: z.string().max(2048).optional() })) },
-  responses: { 202: json(RepoAccepted), ...PROBLEMS },
-});
-const deleteRepo = defineRoute('admin', {
-  method: 'delete',
-  path: '/api/repos/{id}',
-  tags: ['catalogue'],
-  summary: 'Remove a repo and its cache',
-  request: { params: RepoId },
-  responses: { 204: { description: 'removed' }, ...PROBLEMS },
-});
-const syncRepo = defineRoute('operator', {
-  method: 'post',
-  path: '/api/repos/{id}/sync',
-  tags: ['catalogue'],
-  summary: 'Fetch the repo again',
-  request: { params: RepoId },
-  responses: { 202: json(JobAccepted), ...PROBLEMS },
-});
-const storeApps = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/store/apps',
-  tags: ['catalogue'],
-  summary: 'Every app of every repo cache',
-  responses: { 200: json(z.array(StoreApp)), ...PROBLEMS },
-});
+const { get, post, put, delete: del } = routeGroup('catalogue');
+
+const listRepos = get('/api/repos', 'viewer', { 200: z.array(Repo) }).summary('Template repos with cache status; tokens never returned');
+const getRepo = get('/api/repos/{id}', 'viewer', { params: RepoId, 200: Repo }).summary(
+  'One template repo with its cache status and import report (format, apps found and imported, refusals with reasons)',
+);
+const addRepo = post('/api/repos', 'admin', { body: RepoInput, 202: json(RepoAccepted, 'added; sync job started') }).summary(
+  'Add a template repo and start its first sync',
+);
+const editRepo = put('/api/repos/{id}', 'admin', {
+  params: RepoId,
+  body: RepoInput.omit({ id: true }).extend({ url: z.string().max(2048).optional() }),
+  202: RepoAccepted,
+}).summary(
+  'Edit a repo (id unchanged; an empty token keeps the stored one while scheme, host and port stay the same, a URL to another server drops it) and fetch it again',
+);
+const deleteRepo = del('/api/repos/{id}', 'admin', { params: RepoId, 204: { description: 'removed' } }).summary('Remove a repo and its cache');
+const syncRepo = post('/api/repos/{id}/sync', 'operator', { params: RepoId, 202: JobAccepted }).summary('Fetch the repo again');
+const storeApps = get('/api/store/apps', 'viewer', { 200: z.array(StoreApp) }).summary('Every app of every repo cache');
 const AppSchema = z.object({
   repo: z.string(),
   app: z.string(),
@@ -75,31 +39,13 @@ const AppSchema = z.object({
   values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   data_root: z.string().describe('DATA_DIR: each app owns DATA_DIR/<its name>, the default of its data folder (appdata_dir) and of an empty path field'),
 });
-const storeApp = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/store/apps/{repo}/{app}',
-  tags: ['catalogue'],
-  summary: "The app's form schema with pre-filled values",
-  request: { params: z.object({ repo: Name, app: Name }) },
-  responses: { 200: json(AppSchema), ...PROBLEMS },
-});
-const install = defineRoute('operator', {
-  method: 'post',
-  path: '/api/store/install',
-  tags: ['catalogue'],
-  summary: 'Install an app from the store as a new stack',
-  request: { body: jsonBody(InstallRequest) },
-  responses: { 202: json(JobAccepted), ...PROBLEMS },
-});
+const storeApp = get('/api/store/apps/{repo}/{app}', 'viewer', { params: z.object({ repo: Name, app: Name }), 200: AppSchema }).summary(
+  "The app's form schema with pre-filled values",
+);
+const install = post('/api/store/install', 'operator', { body: InstallRequest, 202: JobAccepted }).summary('Install an app from the store as a new stack');
 
 const Category = z.object({ id: z.string(), name: z.object({ nl: z.string(), en: z.string() }), color: z.string(), icon: z.string() });
-const categories = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/categories',
-  tags: ['catalogue'],
-  summary: 'The seventeen app categories with names, colours and icons',
-  responses: { 200: json(z.array(Category)), ...PROBLEMS },
-});
+const categories = get('/api/categories', 'viewer', { 200: z.array(Category) }).summary('The seventeen app categories with names, colours and icons');
 
 export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: { dataDir: string; uid: number; gid: number }): void {
   app.openapi(categories, (c) => c.json([...CATEGORIES], 200));

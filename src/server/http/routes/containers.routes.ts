@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CONTAINER_ID_PATTERN, ConnectableApp, ContainerEntry, Problem } from '../../../shared/api.ts';
 import type { ContainerOp, LogQuery } from '../../containers/containers.service.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
+import { json, NameParam, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 import { FOLLOW_LIMITS, type FollowLimits, lineFeed, SLOW_READER_DOC, sseFollow } from '../sse.ts';
 
@@ -20,61 +20,31 @@ const logAnswer = {
 const NOT_FOUND = { 404: { description: 'unknown container or app', content: { 'application/problem+json': { schema: Problem } } } };
 const DONE = { 204: { description: 'done' } };
 
-const list = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/containers',
-  tags: ['containers'],
-  summary: 'Every container on the host with the managed and own flags; one engine listing',
-  responses: { 200: json(z.array(ContainerEntry)), ...PROBLEMS },
-});
-const inspect = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/containers/{id}',
-  tags: ['containers'],
-  summary: "The engine's inspect of one container (environment values for admins only)",
-  request: { params: IdParam },
-  responses: { 200: json(z.record(z.string(), z.unknown())), ...PROBLEMS, ...NOT_FOUND },
-});
+const { get, post, delete: del } = routeGroup('containers');
+const { get: stacksGet } = routeGroup('stacks');
+
+const list = get('/api/containers', 'viewer', { 200: z.array(ContainerEntry) }).summary(
+  'Every container on the host with the managed and own flags; one engine listing',
+);
+const inspect = get('/api/containers/{id}', 'viewer', { params: IdParam, 200: json(z.record(z.string(), z.unknown())), ...NOT_FOUND }).summary(
+  "The engine's inspect of one container (environment values for admins only)",
+);
 const opRoute = (op: ContainerOp) =>
-  defineRoute('operator', {
-    method: 'post',
-    path: `/api/containers/{id}/${op}`,
-    tags: ['containers'],
-    summary: `${op[0]?.toUpperCase()}${op.slice(1)} a container${op === 'start' ? '' : "; refused 403 own_container for Kade's own"}`,
-    request: { params: IdParam },
-    responses: { ...DONE, ...PROBLEMS, ...NOT_FOUND },
-  });
-const remove = defineRoute('operator', {
-  method: 'delete',
-  path: '/api/containers/{id}',
-  tags: ['containers'],
-  summary: "Remove a container only (forced): its volumes and image stay; refused 403 own_container for Kade's own",
-  request: { params: IdParam },
-  responses: { ...DONE, ...PROBLEMS, ...NOT_FOUND },
-});
-const logs = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/containers/{id}/logs',
-  tags: ['containers'],
-  summary: 'Container log: the last `tail` lines (default 200), from `since` on; follow=1 streams',
-  request: { params: IdParam, query: LogParams },
-  responses: { 200: logAnswer, ...PROBLEMS, ...NOT_FOUND },
-});
-const stackLogs = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/stacks/{name}/logs',
-  tags: ['stacks'],
-  summary: 'Logs of all containers of an app in time order, each line prefixed with its service; follow=1 streams',
-  request: { params: NameParam, query: LogParams },
-  responses: { 200: logAnswer, ...PROBLEMS, ...NOT_FOUND },
-});
-const connectable = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/apps/connectable',
-  tags: ['stacks'],
-  summary: 'Installed apps with the names of their containers; one container listing',
-  responses: { 200: json(z.array(ConnectableApp)), ...PROBLEMS },
-});
+  post(`/api/containers/{id}/${op}`, 'operator', { params: IdParam, ...DONE, ...NOT_FOUND }).summary(
+    `${op[0]?.toUpperCase()}${op.slice(1)} a container${op === 'start' ? '' : "; refused 403 own_container for Kade's own"}`,
+  );
+const remove = del('/api/containers/{id}', 'operator', { params: IdParam, ...DONE, ...NOT_FOUND }).summary(
+  "Remove a container only (forced): its volumes and image stay; refused 403 own_container for Kade's own",
+);
+const logs = get('/api/containers/{id}/logs', 'viewer', { params: IdParam, query: LogParams, 200: logAnswer, ...NOT_FOUND }).summary(
+  'Container log: the last `tail` lines (default 200), from `since` on; follow=1 streams',
+);
+const stackLogs = stacksGet('/api/stacks/{name}/logs', 'viewer', { params: NameParam, query: LogParams, 200: logAnswer, ...NOT_FOUND }).summary(
+  'Logs of all containers of an app in time order, each line prefixed with its service; follow=1 streams',
+);
+const connectable = stacksGet('/api/apps/connectable', 'viewer', { 200: z.array(ConnectableApp) }).summary(
+  'Installed apps with the names of their containers; one container listing',
+);
 
 const logQuery = (q: z.infer<typeof LogParams>): LogQuery => ({ tail: q.tail, ...(q.since ? { since: new Date(q.since) } : {}) });
 

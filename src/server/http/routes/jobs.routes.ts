@@ -5,51 +5,24 @@ import { roleAllows } from '../../../shared/roles.ts';
 import type { Actor } from '../../core/events.ts';
 import type { JobsService } from '../../jobs/jobs.service.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, PROBLEMS } from '../route.ts';
+import { routeGroup } from '../route.ts';
 import { FOLLOW_LIMITS, type FollowLimits, SLOW_READER_DOC, type SseEvent, type SseFeed, sseFollow } from '../sse.ts';
 
 const IdParam = z.object({ id: z.string().max(64) });
 
-const list = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/jobs',
-  tags: ['jobs'],
-  summary: 'Recent jobs, newest first; narrowed by app, kind and state',
-  request: { query: JobQuery },
-  responses: { 200: json(z.array(Job)), ...PROBLEMS },
-});
-const facets = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/jobs/facets',
-  tags: ['jobs'],
-  summary: 'The apps and kinds that have jobs (the filter choices)',
-  responses: { 200: json(JobFacets), ...PROBLEMS },
-});
-const one = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/jobs/{id}',
-  tags: ['jobs'],
-  summary: 'One job',
-  request: { params: IdParam },
-  responses: { 200: json(Job), ...PROBLEMS },
-});
-const log = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/jobs/{id}/log',
-  tags: ['jobs'],
-  summary: 'Log lines from an offset on; with follow=1 a text/event-stream of lines',
-  request: {
-    params: IdParam,
-    query: z.object({ offset: z.coerce.number().int().min(0).default(0), follow: z.enum(['0', '1']).optional() }),
-  },
-  responses: {
-    200: {
-      description: `the lines and the next offset; with follow=1 a text/event-stream of \`line\` events (id: the next offset) and a final \`end\` with the job's state. ${SLOW_READER_DOC}`,
-      content: { 'application/json': { schema: JobLog }, 'text/event-stream': { schema: z.string() } },
-    },
-    ...PROBLEMS,
-  },
-});
+const { get } = routeGroup('jobs');
+
+const list = get('/api/jobs', 'viewer', { query: JobQuery, 200: z.array(Job) }).summary('Recent jobs, newest first; narrowed by app, kind and state');
+const facets = get('/api/jobs/facets', 'viewer', { 200: JobFacets }).summary('The apps and kinds that have jobs (the filter choices)');
+const one = get('/api/jobs/{id}', 'viewer', { params: IdParam, 200: Job }).summary('One job');
+const LogQuery = z.object({ offset: z.coerce.number().int().min(0).default(0), follow: z.enum(['0', '1']).optional() });
+const logAnswer = {
+  description: `the lines and the next offset; with follow=1 a text/event-stream of \`line\` events (id: the next offset) and a final \`end\` with the job's state. ${SLOW_READER_DOC}`,
+  content: { 'application/json': { schema: JobLog }, 'text/event-stream': { schema: z.string() } },
+};
+const log = get('/api/jobs/{id}/log', 'viewer', { params: IdParam, query: LogQuery, 200: logAnswer }).summary(
+  'Log lines from an offset on; with follow=1 a text/event-stream of lines',
+);
 
 /** Users and client addresses are personal data: only admins see who started a job and from where. */
 function present(actor: Actor, job: JobT): JobT {

@@ -3,34 +3,24 @@ import { z } from 'zod';
 import { Name } from '../../../shared/api.ts';
 import { AppPowers, HostPathReview } from '../../../shared/powers.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import { routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const powers = defineRoute('operator', {
-  method: 'post',
-  path: '/api/store/apps/{repo}/{app}/powers',
-  tags: ['catalogue'],
-  summary:
-    'What the app would get over the host with these form values (privileged, host namespaces, capabilities, devices), rendered as the install renders it, and whether you may install it (setting ALLOW_PRIVILEGED_APPS)',
-  request: {
-    params: z.object({ repo: Name, app: Name }),
-    body: jsonBody(z.object({ values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}) })),
-  },
-  responses: { 200: json(AppPowers), ...PROBLEMS },
-});
+const { post } = routeGroup('catalogue');
+const AppParam = z.object({ repo: Name, app: Name });
+const FormValues = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({});
 
-const hostPaths = defineRoute('operator', {
-  method: 'post',
-  path: '/api/store/apps/{repo}/{app}/host-paths',
-  tags: ['catalogue'],
-  summary:
-    'The host folders the app would use with these form values that the bind policy refuses for an app of this name (outside its own data folder, its own folder and ALLOWED_HOST_DIRS), rendered as the install renders it; whether you may allow them (admins: confirm_outside_paths on the install, audited)',
-  request: {
-    params: z.object({ repo: Name, app: Name }),
-    body: jsonBody(z.object({ name: z.string().max(100), values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}) })),
-  },
-  responses: { 200: json(HostPathReview), ...PROBLEMS },
-});
+const powers = post('/api/store/apps/{repo}/{app}/powers', 'operator', { params: AppParam, body: z.object({ values: FormValues }), 200: AppPowers }).summary(
+  'What the app would get over the host with these form values (privileged, host namespaces, capabilities, devices), rendered as the install renders it, and whether you may install it (setting ALLOW_PRIVILEGED_APPS)',
+);
+
+const hostPaths = post('/api/store/apps/{repo}/{app}/host-paths', 'operator', {
+  params: AppParam,
+  body: z.object({ name: z.string().max(100), values: FormValues }),
+  200: HostPathReview,
+}).summary(
+  'The host folders the app would use with these form values that the bind policy refuses for an app of this name (outside its own data folder, its own folder and ALLOWED_HOST_DIRS), rendered as the install renders it; whether you may allow them (admins: confirm_outside_paths on the install, audited)',
+);
 
 /** The compose and bind policies' answers for the interface (compose-policy.ts, bind-policy.ts). */
 export function policyRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {

@@ -4,42 +4,22 @@ import { z } from 'zod';
 import { JobAccepted, Stack, StackDetail } from '../../../shared/api.ts';
 import type { StackOp } from '../../stacks/stacks.service.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, NameParam, PROBLEMS } from '../route.ts';
+import { NameParam, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const list = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/stacks',
-  tags: ['stacks'],
-  summary: 'Installed apps; one container listing serves the whole list',
-  responses: { 200: json(z.array(Stack)), ...PROBLEMS },
-});
-const one = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/stacks/{name}',
-  tags: ['stacks'],
-  summary: 'One app with its containers',
-  request: { params: NameParam },
-  responses: { 200: json(StackDetail), ...PROBLEMS },
-});
+const { get, post, delete: del } = routeGroup('stacks');
+
+const list = get('/api/stacks', 'viewer', { 200: z.array(Stack) }).summary('Installed apps; one container listing serves the whole list');
+const one = get('/api/stacks/{name}', 'viewer', { params: NameParam, 200: StackDetail }).summary('One app with its containers');
 const opRoute = (op: StackOp) =>
-  defineRoute('operator', {
-    method: 'post',
-    path: `/api/stacks/{name}/${op}`,
-    tags: ['stacks'],
-    summary: `${op[0]?.toUpperCase()}${op.slice(1)} an app (job)`,
-    request: { params: NameParam },
-    responses: { 202: json(JobAccepted), ...PROBLEMS },
-  });
-const remove = defineRoute('operator', {
-  method: 'delete',
-  path: '/api/stacks/{name}',
-  tags: ['stacks'],
-  summary:
-    'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 backs it up first (a failed backup is a warning in the job log and the delete goes on)',
-  request: { params: NameParam, query: z.object({ remove_data: z.enum(['0', '1']).optional(), backup: z.enum(['0', '1']).optional() }) },
-  responses: { 202: json(JobAccepted), ...PROBLEMS },
-});
+  post(`/api/stacks/{name}/${op}`, 'operator', { params: NameParam, 202: JobAccepted }).summary(`${op[0]?.toUpperCase()}${op.slice(1)} an app (job)`);
+const remove = del('/api/stacks/{name}', 'operator', {
+  params: NameParam,
+  query: z.object({ remove_data: z.enum(['0', '1']).optional(), backup: z.enum(['0', '1']).optional() }),
+  202: JobAccepted,
+}).summary(
+  'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 backs it up first (a failed backup is a warning in the job log and the delete goes on)',
+);
 
 const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 

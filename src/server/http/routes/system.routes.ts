@@ -3,16 +3,12 @@ import { z } from 'zod';
 import { Health, JobAccepted } from '../../../shared/api.ts';
 import { DoctorReport } from '../../../shared/doctor.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, PROBLEMS } from '../route.ts';
+import { PROBLEMS, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const health = defineRoute('public', {
-  method: 'get',
-  path: '/healthz',
-  tags: ['system'],
-  summary: 'Liveness and version; asks nothing of the engine',
-  responses: { 200: json(Health) },
-});
+const { get, post } = routeGroup('system');
+
+const health = get('/healthz', 'public', { 200: Health, problems: false }).summary('Liveness and version; asks nothing of the engine');
 
 const EngineCheck = z.object({
   reachable: z.boolean(),
@@ -25,30 +21,17 @@ const EngineCheck = z.object({
     .object({ socket: z.string(), gid: z.number().int().nullable(), name: z.string().nullable(), member: z.boolean(), error: z.string().nullable() })
     .nullable(),
 });
-const engineCheck = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/engine/check',
-  tags: ['system'],
-  summary: "Whether the engine answers, its version, the compose variant found, and the engine socket's group",
-  responses: { 200: json(EngineCheck), ...PROBLEMS },
-});
+const engineCheck = get('/api/engine/check', 'viewer', { 200: EngineCheck }).summary(
+  "Whether the engine answers, its version, the compose variant found, and the engine socket's group",
+);
 
-const engineRestart = defineRoute('admin', {
-  method: 'post',
-  path: '/api/engine/restart',
-  tags: ['system'],
-  summary:
-    "Restart the container engine (job): where the host's PID 1 is systemd with a docker.service unit, a privileged helper container asks systemd for the restart and the job waits until the engine answers again. Elsewhere 409 conflict with params.reason not_systemd (params.pid1 names PID 1) or no_unit, saying why",
-  responses: { 202: json(JobAccepted), 409: PROBLEMS[400], ...PROBLEMS },
-});
+const engineRestart = post('/api/engine/restart', 'admin', { 202: JobAccepted, 409: PROBLEMS[400] }).summary(
+  "Restart the container engine (job): where the host's PID 1 is systemd with a docker.service unit, a privileged helper container asks systemd for the restart and the job waits until the engine answers again. Elsewhere 409 conflict with params.reason not_systemd (params.pid1 names PID 1) or no_unit, saying why",
+);
 
-const doctor = defineRoute('admin', {
-  method: 'get',
-  path: '/api/doctor',
-  tags: ['system'],
-  summary: "What is wrong with Kade's installation and the command that fixes each finding (install.sh --doctor asks the same)",
-  responses: { 200: json(DoctorReport), ...PROBLEMS },
-});
+const doctor = get('/api/doctor', 'admin', { 200: DoctorReport }).summary(
+  "What is wrong with Kade's installation and the command that fixes each finding (install.sh --doctor asks the same)",
+);
 
 export function systemRoutes(app: OpenAPIHono<AppEnv>, version: string, services: Pick<Services, 'engineCheck' | 'doctor' | 'engineRestart'>): void {
   app.openapi(doctor, async (c) => c.json(await services.doctor.run(), 200));

@@ -3,34 +3,23 @@ import { z } from 'zod';
 import { Job, Repo } from '../../../shared/api.ts';
 import { Settings, WizardGit, WizardPaths, WizardState } from '../../../shared/settings.ts';
 import { type AppEnv, actorOf } from '../context.ts';
-import { defineRoute, json, jsonBody, PROBLEMS } from '../route.ts';
+import { json, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
-const step = (path: string, summary: string) => ({ method: 'post' as const, path: `/api/wizard/${path}`, tags: ['wizard'], summary });
+const { get, post } = routeGroup('wizard');
 
-const state = defineRoute('viewer', {
-  method: 'get',
-  path: '/api/wizard',
-  tags: ['wizard'],
-  summary: 'Whether the setup wizard is done (WIZARD_DONE) and how many template repos exist',
-  responses: { 200: json(WizardState), ...PROBLEMS },
-});
-const reset = defineRoute('admin', { ...step('reset', 'Run the wizard again: clears WIZARD_DONE'), responses: { 200: json(WizardState), ...PROBLEMS } });
-const paths = defineRoute('admin', {
-  ...step('paths', 'Save BASE_DIR; the other folders follow it unless given. Same checks as PUT /api/settings'),
-  request: { body: jsonBody(WizardPaths) },
-  responses: { 200: json(Settings), ...PROBLEMS },
-});
-const git = defineRoute('admin', {
-  ...step('git', 'Add a template repo (name defaults to the last part of the URL); its first sync starts at once'),
-  request: { body: jsonBody(WizardGit) },
-  responses: { 202: json(z.object({ repo: Repo, job: Job }), 'added; sync job started'), ...PROBLEMS },
-});
-const sync = defineRoute('admin', {
-  ...step('sync', 'Sync every template repo; one job per repo'),
-  responses: { 202: json(z.object({ jobs: z.array(Job) }), 'sync jobs started'), ...PROBLEMS },
-});
-const complete = defineRoute('admin', { ...step('complete', 'Mark the wizard done: sets WIZARD_DONE'), responses: { 200: json(WizardState), ...PROBLEMS } });
+const state = get('/api/wizard', 'viewer', { 200: WizardState }).summary('Whether the setup wizard is done (WIZARD_DONE) and how many template repos exist');
+const reset = post('/api/wizard/reset', 'admin', { 200: WizardState }).summary('Run the wizard again: clears WIZARD_DONE');
+const paths = post('/api/wizard/paths', 'admin', { body: WizardPaths, 200: Settings }).summary(
+  'Save BASE_DIR; the other folders follow it unless given. Same checks as PUT /api/settings',
+);
+const git = post('/api/wizard/git', 'admin', { body: WizardGit, 202: json(z.object({ repo: Repo, job: Job }), 'added; sync job started') }).summary(
+  'Add a template repo (name defaults to the last part of the URL); its first sync starts at once',
+);
+const sync = post('/api/wizard/sync', 'admin', { 202: json(z.object({ jobs: z.array(Job) }), 'sync jobs started') }).summary(
+  'Sync every template repo; one job per repo',
+);
+const complete = post('/api/wizard/complete', 'admin', { 200: WizardState }).summary('Mark the wizard done: sets WIZARD_DONE');
 
 export function wizardRoutes(app: OpenAPIHono<AppEnv>, s: Pick<Services, 'wizard'>): void {
   app.openapi(state, (c) => c.json(s.wizard.state(), 200));
