@@ -311,7 +311,7 @@ export function createReconfigure(c: StackContext) {
         await c.up(p.project, ctx, actor);
       } catch (err) {
         ctx.log(`reconfigure failed: ${errorMessage(err)}`);
-        if (changed) await setBack(changed, ctx);
+        if (changed) await setBack(p.project.name, changed, ctx);
         if (taken.snapshot) {
           c.store.restore(p.loc, taken.snapshot.id);
           ctx.log(`restored snapshot ${taken.snapshot.id}: the files are as they were`);
@@ -329,9 +329,15 @@ export function createReconfigure(c: StackContext) {
     });
   }
 
-  async function setBack(changed: { containers: Record<string, string>; changes: DbPasswordChange[] }, ctx: { log(t: string): void }): Promise<void> {
+  async function setBack(
+    project: string,
+    changed: { containers: Record<string, string>; changes: DbPasswordChange[] },
+    ctx: { log(t: string): void },
+  ): Promise<void> {
+    // `up -d` may have recreated a database's container (its environment changed with the password): the one running now.
+    const now = await runningContainers(project).catch(() => ({}) as Record<string, string>);
     for (const ch of [...changed.changes].reverse()) {
-      const id = changed.containers[ch.secret.service];
+      const id = now[ch.secret.service] ?? changed.containers[ch.secret.service];
       if (!id) continue;
       await changeDatabasePassword(c.engine, id, { ...ch, oldPassword: ch.newPassword, newPassword: ch.oldPassword }).then(
         () => ctx.log(`set the password of '${ch.user}' in '${ch.secret.service}' back`),
