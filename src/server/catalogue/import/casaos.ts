@@ -10,7 +10,7 @@ import { isSafeName } from '../../../shared/names.ts';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { readRegularFile } from '../../templates/load.ts';
 import { categoriesOf } from '../derive-categories.ts';
-import { APPDATA_FIELD, clip, displayText, plainText, refuse, slug, versionOf } from './portainer-common.ts';
+import { APPDATA_FIELD, clip, displayText, ownerIdField, plainText, refuse, slug, tzField, versionOf } from './portainer-common.ts';
 import { emitCompose, type Part } from './portainer-emit.ts';
 import { convertCompose, isObj, otherHostPath, Vars } from './source-compose.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
@@ -139,8 +139,8 @@ function casaosVars(meta: Obj): CasaosVars {
 
 function platformParts(c: CasaosVars, name: string): Part[] | null {
   if (name === 'AppID') return [{ field: appIdField(c) }];
-  if (name === 'PUID') return [{ field: c.vars.add(idField('puid', 'User id', 'Gebruikers-id')).id }];
-  if (name === 'PGID') return [{ field: c.vars.add(idField('pgid', 'Group id', 'Groeps-id')).id }];
+  if (name === 'PUID') return [{ field: c.vars.add(ownerIdField('puid')).id }];
+  if (name === 'PGID') return [{ field: c.vars.add(ownerIdField('pgid')).id }];
   if (name === 'TZ') return [{ field: c.vars.add(tzField()).id }];
   if (name === 'WEBUI_PORT') return [{ field: webPortField(c) }];
   return null;
@@ -262,25 +262,6 @@ function webFieldFor(fields: TemplateFieldT[], portMap: unknown): string | undef
   if (!Number.isInteger(want) || want <= 0) return undefined;
   return fields.find((f) => f.type === 'port' && f.default === want)?.id;
 }
-
-const idField = (id: string, en: string, nl: string): TemplateFieldT => ({
-  id,
-  label: { en, nl },
-  type: 'number',
-  required: true,
-  secret: false,
-  advanced: true,
-});
-
-const tzField = (): TemplateFieldT => ({
-  id: 'tz',
-  label: { en: 'Time zone', nl: 'Tijdzone' },
-  type: 'text',
-  required: true,
-  secret: false,
-  advanced: true,
-  default: 'UTC',
-});
 
 export const casaosImporter: AppFolderImporter = {
   format: 'casaos',

@@ -72,6 +72,27 @@ export const textField = (id: string, label: string, extra: Partial<TemplateFiel
   ...extra,
 });
 
+/** The user or group id a platform passes on (PUID, PGID): an advanced number field. */
+export const ownerIdField = (id: 'puid' | 'pgid'): TemplateFieldT => ({
+  id,
+  label: id === 'puid' ? { en: 'User id', nl: 'Gebruikers-id' } : { en: 'Group id', nl: 'Groeps-id' },
+  type: 'number',
+  required: true,
+  secret: false,
+  advanced: true,
+});
+
+/** The time zone a platform passes on (TZ), UTC unless changed. */
+export const tzField = (): TemplateFieldT => ({
+  id: 'tz',
+  label: { en: 'Time zone', nl: 'Tijdzone' },
+  type: 'text',
+  required: true,
+  secret: false,
+  advanced: true,
+  default: 'UTC',
+});
+
 export const APPDATA_FIELD: TemplateFieldT = {
   id: 'appdata_dir',
   label: { en: 'Data folder', nl: 'Gegevensmap' },

@@ -3,6 +3,7 @@
  * folder, a field Kade asks for, or a fixed text.
  */
 import type { TemplateFieldT } from '../../../shared/template.ts';
+import { ownerIdField, tzField } from './portainer-common.ts';
 import type { Part } from './portainer-emit.ts';
 import { Vars } from './source-compose.ts';
 
@@ -53,15 +54,6 @@ const protocolField = (): TemplateFieldT => ({
   ],
 });
 
-const idField = (id: 'puid' | 'pgid'): TemplateFieldT => ({
-  id,
-  label: id === 'puid' ? { en: 'User id', nl: 'Gebruikers-id' } : { en: 'Group id', nl: 'Groeps-id' },
-  type: 'number',
-  required: true,
-  secret: false,
-  advanced: true,
-});
-
 /** A platform variable's parts; null for a variable that is not the platform's. */
 function platformParts(name: string, c: PlatformCtx): Part[] | null {
   const field = (f: TemplateFieldT): Part[] => [{ field: c.vars.add(f).id }];
@@ -89,10 +81,10 @@ function platformParts(name: string, c: PlatformCtx): Part[] | null {
     case 'NETWORK_INTERFACE':
       return [{ lit: '0.0.0.0' }];
     case 'TZ':
-      return field(text('tz', 'Time zone', 'Tijdzone', 'UTC'));
+      return field(tzField());
     case 'PUID':
     case 'PGID':
-      return field(idField(name === 'PUID' ? 'puid' : 'pgid'));
+      return field(ownerIdField(name === 'PUID' ? 'puid' : 'pgid'));
     default:
       return null;
   }
