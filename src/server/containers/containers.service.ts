@@ -219,8 +219,8 @@ async function stackContainers(d: Ctx, name: string): Promise<ContainerSummary[]
 }
 const prefixOf = (c: ContainerSummary) => c.service ?? c.name;
 
-/** The logs of an app's containers in time order, each line prefixed with its service. */
-async function stackLogText(d: Ctx, actor: Actor, name: string, q: LogQuery): Promise<string> {
+/** An app's containers, and the values masked in their logs for this user. */
+async function stackMembers(d: Ctx, actor: Actor, name: string): Promise<{ members: ContainerSummary[]; secrets: string[] }> {
   requireRole(actor, 'viewer', 'app logs');
   const members = await stackContainers(d, name);
   const secrets = await logSecrets(
@@ -228,6 +228,12 @@ async function stackLogText(d: Ctx, actor: Actor, name: string, q: LogQuery): Pr
     actor,
     members.map((c) => c.id),
   );
+  return { members, secrets };
+}
+
+/** The logs of an app's containers in time order, each line prefixed with its service. */
+async function stackLogText(d: Ctx, actor: Actor, name: string, q: LogQuery): Promise<string> {
+  const { members, secrets } = await stackMembers(d, actor, name);
   const parts = await Promise.all(
     members.map(async (c) => ({
       prefix: prefixOf(c),
@@ -238,13 +244,7 @@ async function stackLogText(d: Ctx, actor: Actor, name: string, q: LogQuery): Pr
 }
 
 async function followStackLogs(d: Ctx, actor: Actor, name: string, q: LogQuery): Promise<Readable> {
-  requireRole(actor, 'viewer', 'app logs');
-  const members = await stackContainers(d, name);
-  const secrets = await logSecrets(
-    d,
-    actor,
-    members.map((c) => c.id),
-  );
+  const { members, secrets } = await stackMembers(d, actor, name);
   const opened = await Promise.allSettled(members.map(async (c) => ({ prefix: prefixOf(c), stream: await followEngine(d, c.id, q) })));
   const parts = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = opened.find((r) => r.status === 'rejected');
