@@ -2,7 +2,7 @@ import { ApiClient } from './client.ts';
 import { type GitServer, startGitServer } from './git-server.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
-export interface BasicKade {
+export interface KadeWithGit {
   git: GitServer;
   server: TestServer;
   /** Logged in as the admin. */
@@ -10,15 +10,19 @@ export interface BasicKade {
   close(): Promise<void>;
 }
 
-/** A Kade whose admin finished the wizard, with the basic fixture repo added and fetched: where many browser tests start. */
-export async function startBasicKade(password: string): Promise<BasicKade> {
+/**
+ * A Kade whose admin is logged in, beside a git server holding the fixture repos named (name → folder, branch
+ * main): where the tests of template repos over the API start.
+ */
+export async function startKadeWithGit(
+  repos: Record<string, string>,
+  opts: { password?: string; server?: Parameters<typeof startTestServer>[0] } = {},
+): Promise<KadeWithGit> {
   const git = await startGitServer();
-  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-  const server = await startTestServer();
+  for (const [name, folder] of Object.entries(repos)) await git.addRepo(name, folder, { branch: 'main' });
+  const server = await startTestServer(opts.server);
   const api = new ApiClient(server.url);
-  await api.loginAs('admin', password);
-  await api.post('/api/wizard/complete');
-  await api.addSyncedRepo('Basic', git.url('basic'));
+  await api.loginAs('admin', opts.password);
   return {
     git,
     server,
@@ -28,4 +32,14 @@ export async function startBasicKade(password: string): Promise<BasicKade> {
       await git.close();
     },
   };
+}
+
+export type BasicKade = KadeWithGit;
+
+/** A Kade whose admin finished the wizard, with the basic fixture repo added and fetched: where many browser tests start. */
+export async function startBasicKade(password: string): Promise<BasicKade> {
+  const kade = await startKadeWithGit({ basic: 'test/fixtures/repos/basic' }, { password });
+  await kade.api.post('/api/wizard/complete');
+  await kade.api.addSyncedRepo('Basic', kade.git.url('basic'));
+  return kade;
 }

@@ -52,11 +52,16 @@ export class ApiClient {
     this.csrf = r.body.csrf;
   }
 
+  /** Adds a template repo and waits until its first sync ended: the repo as the answer gave it, and the job. */
+  async addRepo<R = any>(body: Record<string, string>): Promise<{ repo: R; job: Awaited<ReturnType<ApiClient['waitJob']>> }> {
+    const r = await this.post<{ repo: R; job: { id: string } }>('/api/repos', body);
+    if (r.status !== 202) throw new Error(`adding repo ${body.name} failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return { repo: r.body.repo, job: await this.waitJob(r.body.job.id) };
+  }
+
   /** Adds a template repo (folder `apps`, branch main) and waits until its first sync succeeded. */
   async addSyncedRepo(name: string, url: string): Promise<void> {
-    const r = await this.post<{ job: { id: string } }>('/api/repos', { name, url, branch: 'main', subdirectory: 'apps' });
-    if (r.status !== 202) throw new Error(`adding repo ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
-    const job = await this.waitJob(r.body.job.id);
+    const { job } = await this.addRepo({ name, url, branch: 'main', subdirectory: 'apps' });
     if (job.state !== 'succeeded') throw new Error(`the first sync of ${name} ${job.state}:\n${job.log.join('\n')}`);
   }
 

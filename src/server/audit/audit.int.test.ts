@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { type KadeWithGit, startKadeWithGit } from '../../../test/helpers/basic-kade.ts';
 import { ApiClient } from '../../../test/helpers/client.ts';
-import { type GitServer, startGitServer } from '../../../test/helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../../../test/helpers/server.ts';
+import type { GitServer } from '../../../test/helpers/git-server.ts';
+import type { TestServer } from '../../../test/helpers/server.ts';
 
 // Every change a user makes through HTTP leaves an entry. The engine points at a socket that does
 // not exist, so installs and app operations fail fast here; test/engine/audit.test.ts covers them
@@ -13,20 +14,20 @@ const PASSWORD = 'correct-horse-battery';
 const TOKEN = 'tok-SECRET-4711';
 const APP_PASSWORD = 'pw-SECRET-0815';
 
+let kade: KadeWithGit | undefined;
 let git: GitServer;
 let server: TestServer;
 let admin: ApiClient;
 
 before(async () => {
-  git = await startGitServer();
-  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-  server = await startTestServer({ env: { DOCKER_HOST: 'unix:///nonexistent/kade-audit-test.sock' } });
-  admin = new ApiClient(server.url);
-  await admin.loginAs('admin', PASSWORD);
+  kade = await startKadeWithGit(
+    { basic: 'test/fixtures/repos/basic' },
+    { password: PASSWORD, server: { env: { DOCKER_HOST: 'unix:///nonexistent/kade-audit-test.sock' } } },
+  );
+  ({ git, server, api: admin } = kade);
 });
 after(async () => {
-  await server?.close();
-  await git?.close();
+  await kade?.close();
 });
 
 type Entry = {

@@ -3,45 +3,34 @@ import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ApiClient } from '../../../test/helpers/client.ts';
+import { type KadeWithGit, startKadeWithGit } from '../../../test/helpers/basic-kade.ts';
+import type { ApiClient } from '../../../test/helpers/client.ts';
 import { type GitServer, startGitServer } from '../../../test/helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../../../test/helpers/server.ts';
 
+let kade: KadeWithGit;
 let git: GitServer;
 let locked: GitServer;
-let kade: TestServer;
 let api: ApiClient;
 const TOKEN = 'repo-Token-987';
 
 before(async () => {
-  git = await startGitServer();
   locked = await startGitServer({ token: TOKEN });
-  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
   await locked.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-  kade = await startTestServer();
-  api = new ApiClient(kade.url);
-  await api.loginAs();
+  kade = await startKadeWithGit({ basic: 'test/fixtures/repos/basic' });
+  ({ git, api } = kade);
 });
 after(async () => {
   await kade.close();
-  await git.close();
   await locked.close();
 });
 
-async function addRepo(body: Record<string, string>) {
-  const r = await api.post('/api/repos', body);
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const job = await api.waitJob(r.body.job.id);
-  return { repo: r.body.repo, job };
-}
-
 test('the same repo, branch and folder twice is refused naming the first; another of the same name gets a numeric suffix; ids stay put on edit', async () => {
-  const a = await addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: 'apps' });
+  const a = await api.addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: 'apps' });
   const twice = await api.post('/api/repos', { name: 'Again', url: `${git.url('basic').replace(/\.git$/, '')}/`, branch: 'main', subdirectory: 'apps' });
   assert.equal(twice.status, 409, JSON.stringify(twice.body));
   assert.equal(twice.body.code, 'repo_exists');
   assert.deepEqual([twice.body.params.id, twice.body.params.name, twice.body.fields], ['basic', 'Basic', ['url']]);
-  const b = await addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: '' });
+  const b = await api.addRepo({ name: 'Basic', url: git.url('basic'), subdirectory: '' });
   assert.equal(a.repo.id, 'basic');
   assert.equal(b.repo.id, 'basic-2');
   assert.equal(a.job.state, 'succeeded');
@@ -63,7 +52,7 @@ test('the same repo, branch and folder twice is refused naming the first; anothe
 });
 
 test('the token is write-only; an empty token keeps the stored one', async () => {
-  const { repo, job } = await addRepo({ name: 'Private', url: locked.url('basic'), subdirectory: 'apps', token: TOKEN });
+  const { repo, job } = await api.addRepo({ name: 'Private', url: locked.url('basic'), subdirectory: 'apps', token: TOKEN });
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
   assert.equal(repo.has_token, true);
   const listText = JSON.stringify((await api.get('/api/repos')).body);
@@ -99,7 +88,7 @@ test('the cache follows new commits and reports the VERSION read from it', async
 });
 
 test('a broken cache is discarded and fetched again; a failing remote is reported', async () => {
-  const cache = join(kade.stateDir, 'cache', 'basic');
+  const cache = join(kade.server.stateDir, 'cache', 'basic');
   rmSync(join(cache, '.git', 'objects'), { recursive: true, force: true });
   const sync = await api.post('/api/repos/basic/sync');
   const job = await api.waitJob(sync.body.job.id);
@@ -107,7 +96,7 @@ test('a broken cache is discarded and fetched again; a failing remote is reporte
   assert.ok(job.log.some((l) => l.includes('discarding the cache')));
   assert.ok(existsSync(join(cache, 'apps', 'hello', 'template.json')));
 
-  const bad = await addRepo({ name: 'Gone', url: git.url('does-not-exist') });
+  const bad = await api.addRepo({ name: 'Gone', url: git.url('does-not-exist') });
   assert.equal(bad.job.state, 'failed');
   const gone = (await api.get('/api/repos')).body.find((r: { id: string }) => r.id === 'gone');
   assert.match(gone.status.error, /git fetch failed/);

@@ -1,33 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ApiClient } from '../../../test/helpers/client.ts';
-import { type GitServer, startGitServer } from '../../../test/helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../../../test/helpers/server.ts';
+import { type KadeWithGit, startKadeWithGit } from '../../../test/helpers/basic-kade.ts';
+import type { ApiClient } from '../../../test/helpers/client.ts';
+import type { GitServer } from '../../../test/helpers/git-server.ts';
 
 // Repo ids, the subdirectory on edit, and templates that fail validation: over the real API and real git.
+let kade: KadeWithGit;
 let git: GitServer;
-let kade: TestServer;
 let api: ApiClient;
 
 before(async () => {
-  git = await startGitServer();
-  await git.addRepo('basic', 'test/fixtures/repos/basic', { branch: 'main' });
-  await git.addRepo('broken', 'test/fixtures/repos/broken', { branch: 'main' });
-  kade = await startTestServer();
-  api = new ApiClient(kade.url);
-  await api.loginAs();
+  kade = await startKadeWithGit({ basic: 'test/fixtures/repos/basic', broken: 'test/fixtures/repos/broken' });
+  ({ git, api } = kade);
 });
 after(async () => {
   await kade.close();
-  await git.close();
 });
 
 async function added(body: Record<string, string>) {
-  const r = await api.post('/api/repos', body);
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const job = await api.waitJob(r.body.job.id);
+  const { repo, job } = await api.addRepo<{ id: string; subdirectory: string; branch: string }>(body);
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
-  return r.body.repo as { id: string; subdirectory: string; branch: string };
+  return repo;
 }
 
 test('a chosen repo id that is not a safe name is refused with 400 naming the rule, never rewritten', async () => {

@@ -3,42 +3,37 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ApiClient } from '../../../../test/helpers/client.ts';
-import { type GitServer, startGitServer } from '../../../../test/helpers/git-server.ts';
-import { startTestServer, type TestServer } from '../../../../test/helpers/server.ts';
+import { type KadeWithGit, startKadeWithGit } from '../../../../test/helpers/basic-kade.ts';
+import type { ApiClient } from '../../../../test/helpers/client.ts';
+import type { GitServer } from '../../../../test/helpers/git-server.ts';
 
 // A Portainer templates repo added to Kade over real git: the stack files come from Kade's own checkout, whose
 // origin is the repo's URL, so a stack whose repository.url names this repo is imported and another is refused.
+let kade: KadeWithGit;
 let git: GitServer;
-let kade: TestServer;
 let api: ApiClient;
 let work: string;
 
 before(async () => {
-  git = await startGitServer();
+  kade = await startKadeWithGit({});
+  ({ git, api } = kade);
   work = mkdtempSync(join(tmpdir(), 'kade-pt-int-'));
   cpSync(join(import.meta.dirname, '../../../../test/fixtures/import/portainer'), work, { recursive: true });
   const file = join(work, 'templates.json');
   const text = readFileSync(file, 'utf8').replaceAll('https://github.com/example/kade-portainer-fixture', git.url('portainer-store'));
   writeFileSync(file, text);
   await git.addRepo('portainer-store', work, { branch: 'main' });
-  kade = await startTestServer();
-  api = new ApiClient(kade.url);
-  await api.loginAs();
 });
 after(async () => {
   await kade.close();
-  await git.close();
   rmSync(work, { recursive: true, force: true });
 });
 
 test('a Portainer repo: its apps in the store, the report with every refusal and its reason', async () => {
-  const r = await api.post('/api/repos', { name: 'Portainer store', url: git.url('portainer-store'), subdirectory: '' });
-  assert.equal(r.status, 202, JSON.stringify(r.body));
-  const job = await api.waitJob(r.body.job.id);
+  const { repo: added, job } = await api.addRepo<{ id: string }>({ name: 'Portainer store', url: git.url('portainer-store'), subdirectory: '' });
   assert.equal(job.state, 'succeeded', job.log.join('\n'));
 
-  const repo = (await api.get('/api/repos')).body.find((x: { id: string }) => x.id === r.body.repo.id);
+  const repo = (await api.get('/api/repos')).body.find((x: { id: string }) => x.id === added.id);
   assert.equal(repo.import.format, 'portainer');
   assert.equal(repo.import.found, 8);
   assert.equal(repo.import.imported, 5);
