@@ -8,7 +8,7 @@ import { createAuthModule } from './auth/auth-module.ts';
 import { createProxyTrust } from './auth/proxy-trust.ts';
 import { activeAuthSettings, createSsoConfigReader } from './auth/sso-config.ts';
 import { archiveIO } from './backups/archive-io.ts';
-import { type BackupsModule, createBackupsModule } from './backups/backups-module.ts';
+import { createBackupsModule } from './backups/backups-module.ts';
 import { backupStacks } from './backups/stack-target.ts';
 import { createCatalogueService } from './catalogue/catalogue.service.ts';
 import { createGitCli } from './catalogue/git-cli.ts';
@@ -39,17 +39,18 @@ import { createJobLogStore } from './jobs/job-log.ts';
 import { createJobsRepo } from './jobs/jobs.repo.ts';
 import { createJobsService } from './jobs/jobs.service.ts';
 import { createNetworksRepo } from './networks/networks.repo.ts';
-import { createNetworksService } from './networks/networks.service.ts';
+import { createNetworksService, hostSubnets } from './networks/networks.service.ts';
 import { createSubnetPool } from './networks/subnet-pool.ts';
 import { createNotificationsModule, type NotificationsModule, type NotifyOptions } from './notifications/notifications-module.ts';
 import { createPathMove } from './paths/path-move.ts';
 import { createSelfUpdateEngine } from './self-update/docker.ts';
 import { createSelfUpdate } from './self-update/self-update.service.ts';
-import { createSettingsModule } from './settings/settings-module.ts';
+import { createSettingsModule, foldersInUse } from './settings/settings-module.ts';
 import { createWizardService } from './settings/wizard.service.ts';
 import { createAppIndex } from './stacks/app-index.ts';
 import { stackNames } from './stacks/read/listing.ts';
-import { createStacksService, type StacksService } from './stacks/stacks.service.ts';
+import { createStacksService, type StacksDeps } from './stacks/stacks.service.ts';
+import { createStacksCore } from './stacks/stacks-core.ts';
 import { createImageTags } from './updates/image-tags.ts';
 import { createRegistryClient } from './updates/registry-client.ts';
 import { createUpdateResultsRepo } from './updates/update-results.repo.ts';
@@ -110,8 +111,12 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // Stored settings win over the boot config: the folders when Kade starts, the time zone and auto-sync as they are now.
   // Single sign-on from the SVC_AUTH_PROXY_* environment (or a row an older version stored), shown read-only in the settings.
   const sso = createSsoConfigReader(db, logger, config.proxy);
-  const settings = createSettingsModule({ db, box, events, logger, config, activeAuth: () => activeAuthSettings(sso) });
-  const folders = settings.pathsInUse();
+  const settingsDeps = { db, box, events, logger, config, activeAuth: () => activeAuthSettings(sso) };
+  const folders = foldersInUse(settingsDeps);
+  // What other modules ask of the installed apps, read from their folders alone (`.svc.json`, adopted apps' links):
+  // built before the settings, the networks, the subnet pool and the stacks, which ask it instead of each other.
+  const apps = createAppIndex({ libraryDir: folders.LIBRARY_DIR, stateDir: config.stateDir });
+  const settings = createSettingsModule({ ...settingsDeps, pathsInUse: folders, networkUsers: apps.usingNetwork });
   ensureDirs([
     ['LIBRARY_DIR', folders.LIBRARY_DIR],
     ['DATA_DIR', folders.DATA_DIR],
@@ -147,21 +152,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const probe = cachedProbe(createHostProbe({ engine, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
-  // What other modules ask of the installed apps, read from their folders alone (`.svc.json`, adopted apps' links).
-  const apps = createAppIndex({ libraryDir: folders.LIBRARY_DIR, stateDir: config.stateDir });
-  // Networks and stacks know of each other: the networks ask which apps are on them, the apps join networks.
-  let stacksRef: StacksService | null = null;
-  let backupsRef: BackupsModule | null = null;
-  const backupsNow = (): BackupsModule => {
-    if (!backupsRef) throw new Error('the backups are not built yet');
-    return backupsRef;
-  };
+  // The networks ask the index which apps are on them; the apps join networks through the networks service.
   const subnets = createSubnetPool({
     pool: config.appSubnetPool,
     blockPrefix: 26,
     engineSubnets: async () => (await engine.listNetworks()).flatMap((n) => n.subnets.map((s) => s.subnet)),
-    recorded: () => stacksRef?.recordedSubnets() ?? [],
-    hostSubnets: () => networks.hostSubnets(),
+    recorded: apps.recordedSubnets,
+    hostSubnets: async () => (await hostSubnets({ probe })).map((h) => h.subnet),
   });
   const networks = createNetworksService({
     repo: createNetworksRepo(db),
@@ -169,8 +166,8 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     probe,
     settings,
     pool: subnets,
-    stacksOn: (n) => stacksRef?.usingNetwork(n) ?? [],
-    stackOfProject: (p) => stacksRef?.stackOfProject(p) ?? null,
+    stacksOn: apps.usingNetwork,
+    stackOfProject: apps.stackOfProject,
     events,
     clock,
     ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
@@ -178,7 +175,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: folders.LIBRARY_DIR, logger, events, clock, store: createUpdateResultsRepo(db) });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
-  const stacks = createStacksService({
+  const stackDeps: StacksDeps = {
     // The mounted BASE_DIR of the boot config: an adopted folder must be visible to Kade.
     baseDir: config.baseDir,
     stateDir: config.stateDir,
@@ -203,16 +200,11 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     lookAtUpdates: stackUpdates.look,
     networks,
     subnets,
-    backupFirst: (stack, reason, ctx, actor) => backupsRef?.backupFirst(stack, reason, ctx, actor) ?? Promise.resolve(),
-    // A reconfigure's backup first, and its dumps loaded back when the change fails after it touched a database.
-    backupForChange: {
-      make: (stack, reason, ctx, actor) => backupsNow().beforeChange(stack, reason, ctx, actor),
-      loadDumps: (id, ctx) => backupsNow().loadDumps(id, ctx),
-    },
-  });
-  stacksRef = stacks;
+  };
+  // The store, the gate and the use cases' context first: the backups stand on its port, the stacks on the backups'.
+  const stacksCore = createStacksCore(stackDeps);
   const backups = createBackupsModule({
-    stacks: backupStacks(stacks.forBackups, engine),
+    stacks: backupStacks(stacksCore.forBackups, engine),
     archive: archiveIO,
     settings,
     paths: folders,
@@ -224,7 +216,13 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     clock,
     apps: () => stackNames(folders.LIBRARY_DIR),
   });
-  backupsRef = backups;
+  const stacks = createStacksService({
+    ...stackDeps,
+    core: stacksCore,
+    backupFirst: backups.backupFirst,
+    // A reconfigure's backup first, and its dumps loaded back when the change fails after it touched a database.
+    backupForChange: { make: backups.beforeChange, loadDumps: backups.loadDumps },
+  });
   // Before the recovery below: a job it resolves may fail and ask for a message.
   const notifications = createNotificationsModule({
     db,
@@ -235,7 +233,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     engine,
     jobs,
     disk: () => backups.disk(),
-    stackOfProject: (p) => stacks.stackOfProject(p),
+    stackOfProject: apps.stackOfProject,
     settings,
     ...(opts.notify ? { options: opts.notify } : {}),
   });
@@ -259,7 +257,6 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
   const interrupted = stacks.recoverInterrupted({ ...backups.resolvers, ...paths.resolvers, ...engineRestart.resolvers });
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
-  settings.setNetworkUsers((n) => stacks.usingNetwork(n));
   const updates = createUpdatesService({
     stackUpdates,
     ...stacks.forUpdates,
@@ -268,7 +265,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     events,
     credentials: () => registryCredentials(settings),
     // API.md: an update makes a backup first; a failed backup is a warning and the update goes on.
-    beforeUpdate: (p, ctx) => backups.backupFirst(stacks.stackOfProject(p.name) ?? p.name, 'update', ctx, null),
+    beforeUpdate: (p, ctx) => backups.backupFirst(apps.stackOfProject(p.name) ?? p.name, 'update', ctx, null),
   });
   // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
   stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });

@@ -67,13 +67,13 @@ function isKade(d: NetworksDeps, name: string): boolean {
 
 const kindOf = (d: NetworksDeps, name: string): NetworkViewT['kind'] => (name === kadeNames(d).shared ? 'shared' : 'app');
 
-async function hostTables(d: NetworksDeps) {
+async function hostTables(d: Pick<NetworksDeps, 'probe'>) {
   const r = await d.probe.netTables();
   return r.ok ? { ok: true as const, tables: r.tables } : { ok: false as const, message: r.message };
 }
 
-/** The host's own networks (routes with a prefix), for overlap checks and the pool. */
-async function hostSubnets(d: NetworksDeps): Promise<{ name: string; subnet: string }[]> {
+/** The host's own networks (routes with a prefix), for overlap checks and the pool (built before the networks service). */
+export async function hostSubnets(d: Pick<NetworksDeps, 'probe'>): Promise<{ name: string; subnet: string }[]> {
   const t = await hostTables(d);
   if (!t.ok) return [];
   return parseRoutes(t.tables.route)

@@ -28,6 +28,10 @@ export interface SettingsDeps {
   stateDir: string;
   /** The sign-on config in effect (from the environment); shown read-only in place of the stored AUTH. */
   activeAuth?: () => { auth: AuthSettingsT; source: AuthSourceT };
+  /** The folders in use, resolved before the service (`foldersInUse`); resolved by the service when absent. */
+  pathsInUse?: Readonly<Record<PathKey, string>>;
+  /** The apps on a shared network (stacks/app-index.ts): one that apps are on stays in the settings; none when absent. */
+  networkUsers?: (name: string) => string[];
 }
 
 /**
@@ -35,7 +39,7 @@ export interface SettingsDeps {
  * can be used, else the boot configuration's (logged), so a folder that went
  * missing never keeps Kade from starting. A changed folder applies at the next start.
  */
-function resolvePathsInUse(state: SettingsState, d: SettingsDeps): Readonly<Record<PathKey, string>> {
+export function resolvePathsInUse(state: SettingsState, d: Pick<SettingsDeps, 'bootPaths' | 'rules' | 'logger'>): Readonly<Record<PathKey, string>> {
   const out = { ...d.bootPaths };
   for (const key of Object.keys(out) as PathKey[]) {
     const want = state.paths[key];
@@ -57,7 +61,7 @@ interface Ctx {
   d: SettingsDeps;
   state: () => SettingsState;
   pathsInUse: Readonly<Record<PathKey, string>>;
-  // Which apps are on a shared network; set by the composition root once the stacks exist.
+  // Which apps are on a shared network (the composition root's index of the apps' folders).
   networkUsers: (name: string) => string[];
 }
 
@@ -71,7 +75,7 @@ export function createSettingsService(d: SettingsDeps) {
     const active = d.activeAuth?.();
     return active ? { ...s, auth: active.auth, authSource: active.source } : s;
   };
-  const c: Ctx = { d, state, pathsInUse: resolvePathsInUse(state(), d), networkUsers: () => [] };
+  const c: Ctx = { d, state, pathsInUse: d.pathsInUse ?? resolvePathsInUse(state(), d), networkUsers: d.networkUsers ?? (() => []) };
   const plain = () => state().plain;
   return {
     read(actor: Actor): SettingsT {
@@ -120,9 +124,6 @@ export function createSettingsService(d: SettingsDeps) {
     /** Written by the networks service, which emits its own event when a network is created or deleted. */
     setAppNetworks(names: string[]): void {
       repo.write({ set: { APP_NETWORKS: names }, remove: [] });
-    },
-    setNetworkUsers(fn: (name: string) => string[]): void {
-      c.networkUsers = fn;
     },
     pathsInUse: (): Readonly<Record<PathKey, string>> => c.pathsInUse,
     /** The folders as stored (the doctor compares them with those in use). */
