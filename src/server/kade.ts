@@ -25,6 +25,7 @@ import { openSecretBox } from './db/secret-box.ts';
 import { createDoctor } from './doctor/doctor.service.ts';
 import { createComposeCli } from './engine/compose-cli.ts';
 import { createDockerEngine } from './engine/docker-engine.ts';
+import type { Engine } from './engine/engine.ts';
 import { createEngineCheck } from './engine/engine-check.ts';
 import { createFleet } from './engine/fleet.ts';
 import { createHostHelper } from './engine/host-helper.ts';
@@ -87,8 +88,37 @@ export interface KadeOptions {
   restart?: () => void;
 }
 
-/** The composition root: config → db → adapters → services → http. */
+/** The composition root: config → db → adapters → services → http; each floor a function of its own below. */
 export function createKade(config: Config, logger: Logger, opts: KadeOptions = {}): Kade {
+  const base = openBase(config, logger);
+  const adapters = createAdapters(config, base);
+  const apps = createAppServices(config, opts, base, adapters);
+  const jobs = createJobServices(config, opts, base, adapters, apps);
+  // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
+  apps.stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });
+  apps.backups.startSchedule();
+  jobs.notifications.start();
+  if (adapters.settings.autoSyncOnBoot()) adapters.catalogue.syncAll(null);
+  const tools = createToolServices(config, base, adapters, apps, jobs);
+  const app = createHttp(config, opts, { ...base, ...adapters, ...apps, ...jobs, ...tools });
+  return {
+    app,
+    events: base.events,
+    openLogStreams: tools.containers.openLogStreams,
+    notifications: jobs.notifications,
+    async close() {
+      adapters.fleet.stop();
+      apps.stackUpdates.stop();
+      await jobs.notifications.stop();
+      apps.backups.stopSchedule();
+      await adapters.jobs.idle();
+      base.db.close();
+    },
+  };
+}
+
+/** Kade's own state: its folders, the children a dead Kade left, the database with its sealed secrets, the event bus and the audit log. */
+function openBase(config: Config, logger: Logger) {
   prepareDirs(config);
   // Before anything else: children a killed Kade left running (a compose `up`) are ended; recovery waits for them.
   const survivors = setChildRegistry(join(config.stateDir, 'children'));
@@ -104,10 +134,18 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const auditRepo = createAuditRepo(db);
   createAuditSubscriber(auditRepo, events, clock);
   const audit = createAuditService({ repo: auditRepo, clock });
+  return { logger, clock, db, box, events, audit };
+}
 
+type Base = ReturnType<typeof openBase>;
+
+/**
+ * The adapters (engine, compose, git, the host probe) and what the domain services stand on: the folders in use,
+ * the index of the apps' folders, the settings, the jobs, the container model, the users and the catalogue.
+ */
+function createAdapters(config: Config, b: Base) {
+  const { db, box, events, logger, clock } = b;
   const engine = createDockerEngine(config.engine);
-  const compose = createComposeCli(config.engine, config.compose);
-  const git = createGitCli();
   // Stored settings win over the boot config: the folders when Kade starts, the time zone and auto-sync as they are now.
   // Single sign-on from the SVC_AUTH_PROXY_* environment (or a row an older version stored), shown read-only in the settings.
   const sso = createSsoConfigReader(db, logger, config.proxy);
@@ -122,7 +160,6 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     ['DATA_DIR', folders.DATA_DIR],
     ['BACKUP_DIR', folders.BACKUP_DIR],
   ]);
-
   const jobs = createJobsService({ repo: createJobsRepo(db), logs: createJobLogStore(config.jobsDir), events, logger, clock });
   // The app list answers from a model of the containers the engine's events keep current; Kade's own changes
   // (a job ended, any domain event such as a container operation) make the next list ask the engine first.
@@ -130,17 +167,34 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   jobs.onEnd(() => fleet.invalidate());
   events.subscribe(() => fleet.invalidate());
   fleet.start();
-  const { auth, users } = createAuthModule({ db, box, events, clock, ssoConfig: sso.read });
   const catalogue = createCatalogueService({
     repos: createReposRepo(db, box),
-    git,
+    git: createGitCli(),
     jobs,
     events,
     cacheDir: join(config.stateDir, 'cache'),
     version: config.version,
     clock,
   });
-  // The probe's small image is pulled when the engine lacks it: looked for at start, pulled again when a probe misses it.
+  return {
+    engine,
+    compose: createComposeCli(config.engine, config.compose),
+    sso,
+    folders,
+    apps,
+    settings,
+    jobs,
+    fleet,
+    catalogue,
+    probe: createProbe(config, engine, logger),
+    ...createAuthModule({ db, box, events, clock, ssoConfig: sso.read }),
+  };
+}
+
+type Adapters = ReturnType<typeof createAdapters>;
+
+/** The host probe; its small image is pulled when the engine lacks it: looked for at start, pulled again when a probe misses it. */
+function createProbe(config: Config, engine: Engine, logger: Logger) {
   const probeImage = createProbeImagePuller({
     engine,
     image: config.probeImage,
@@ -149,25 +203,34 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     onFailure: (message) => logger.warn({ probe: config.probeImage }, message),
   });
   void probeImage.ensure();
-  const probe = cachedProbe(createHostProbe({ engine, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
+  return cachedProbe(createHostProbe({ engine, image: config.probeImage, onImageMissing: () => void probeImage.ensure() }), {
     onFailure: (r) => logger.warn({ probe: config.probeImage }, `host probe failed: ${r.message}`),
   });
-  // The networks ask the index which apps are on them; the apps join networks through the networks service.
+}
+
+/**
+ * The services of the apps, each built after what it asks: the subnet pool and the networks on the index of the
+ * apps' folders, the stacks' core (store, gate), the backups on its port, the stacks service on the backups' ports.
+ */
+function createAppServices(config: Config, opts: KadeOptions, b: Base, a: Adapters) {
+  const { db, events, logger, clock } = b;
+  const { engine, settings, folders, jobs } = a;
   const subnets = createSubnetPool({
     pool: config.appSubnetPool,
     blockPrefix: 26,
     engineSubnets: async () => (await engine.listNetworks()).flatMap((n) => n.subnets.map((s) => s.subnet)),
-    recorded: apps.recordedSubnets,
-    hostSubnets: async () => (await hostSubnets({ probe })).map((h) => h.subnet),
+    recorded: a.apps.recordedSubnets,
+    hostSubnets: async () => (await hostSubnets({ probe: a.probe })).map((h) => h.subnet),
   });
+  // The networks ask the index which apps are on them; the apps join networks through the networks service.
   const networks = createNetworksService({
     repo: createNetworksRepo(db),
     engine,
-    probe,
+    probe: a.probe,
     settings,
     pool: subnets,
-    stacksOn: apps.usingNetwork,
-    stackOfProject: apps.stackOfProject,
+    stacksOn: a.apps.usingNetwork,
+    stackOfProject: a.apps.stackOfProject,
     events,
     clock,
     ...(opts.networkLabels ? { labels: opts.networkLabels } : {}),
@@ -175,32 +238,7 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
   const stackUpdates = createUpdateChecks({ engine, settings, libraryDir: folders.LIBRARY_DIR, logger, events, clock, store: createUpdateResultsRepo(db) });
   // A deleted app's cached update state must not show on an app installed later under its name.
   events.subscribe((e) => e.type === 'stack.deleted' && e.target !== undefined && stackUpdates.forget(e.target));
-  const stackDeps: StacksDeps = {
-    // The mounted BASE_DIR of the boot config: an adopted folder must be visible to Kade.
-    baseDir: config.baseDir,
-    stateDir: config.stateDir,
-    engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
-    libraryDir: folders.LIBRARY_DIR,
-    dataDir: folders.DATA_DIR,
-    backupDir: folders.BACKUP_DIR,
-    allowedHostDirs: () => settings.allowedHostDirs(),
-    uid: config.uid,
-    gid: config.gid,
-    timezone: () => settings.timezone(),
-    allowPrivileged: () => settings.allowPrivileged(),
-    engine,
-    fleet,
-    compose,
-    jobs,
-    catalogue,
-    events,
-    logger,
-    clock,
-    updateState: stackUpdates.known,
-    lookAtUpdates: stackUpdates.look,
-    networks,
-    subnets,
-  };
+  const stackDeps = stacksDeps(config, b, a, { networks, subnets, updateState: stackUpdates.known, lookAtUpdates: stackUpdates.look });
   // The store, the gate and the use cases' context first: the backups stand on its port, the stacks on the backups'.
   const stacksCore = createStacksCore(stackDeps);
   const backups = createBackupsModule({
@@ -223,18 +261,58 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     // A reconfigure's backup first, and its dumps loaded back when the change fails after it touched a database.
     backupForChange: { make: backups.beforeChange, loadDumps: backups.loadDumps },
   });
-  // Before the recovery below: a job it resolves may fail and ask for a message.
+  return { networks, stackUpdates, backups, stacks };
+}
+
+type AppServices = ReturnType<typeof createAppServices>;
+
+/** What the stacks are built on: the folders in use, the settings as they are now, the adapters and the ports of other modules. */
+function stacksDeps(config: Config, b: Base, a: Adapters, more: Pick<StacksDeps, 'networks' | 'subnets' | 'updateState' | 'lookAtUpdates'>): StacksDeps {
+  const { settings, folders } = a;
+  return {
+    // The mounted BASE_DIR of the boot config: an adopted folder must be visible to Kade.
+    baseDir: config.baseDir,
+    stateDir: config.stateDir,
+    engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : null,
+    libraryDir: folders.LIBRARY_DIR,
+    dataDir: folders.DATA_DIR,
+    backupDir: folders.BACKUP_DIR,
+    allowedHostDirs: () => settings.allowedHostDirs(),
+    uid: config.uid,
+    gid: config.gid,
+    timezone: () => settings.timezone(),
+    allowPrivileged: () => settings.allowPrivileged(),
+    engine: a.engine,
+    fleet: a.fleet,
+    compose: a.compose,
+    jobs: a.jobs,
+    catalogue: a.catalogue,
+    events: b.events,
+    logger: b.logger,
+    clock: b.clock,
+    ...more,
+  };
+}
+
+/**
+ * The notifications (before the recovery: a job it resolves may fail and ask for a message), the path move, the
+ * engine restart, the recovery of the jobs a crash cut off, and the image updates.
+ */
+function createJobServices(config: Config, opts: KadeOptions, b: Base, a: Adapters, s: AppServices) {
+  const { events, logger } = b;
+  const { engine, jobs, settings } = a;
+  const { stacks, backups } = s;
   const notifications = createNotificationsModule({
-    db,
-    box,
+    db: b.db,
+    box: b.box,
     events,
     logger,
-    clock,
+    clock: b.clock,
     engine,
     jobs,
-    disk: () => backups.disk(),
-    stackOfProject: apps.stackOfProject,
     settings,
+    disk: () => backups.disk(),
+    stackOfProject: a.apps.stackOfProject,
     ...(opts.notify ? { options: opts.notify } : {}),
   });
   const paths = createPathMove({
@@ -247,109 +325,106 @@ export function createKade(config: Config, logger: Logger, opts: KadeOptions = {
     restart: () => opts.restart?.(),
   });
   const ownContainerId = opts.ownContainerId === undefined ? detectOwnContainerId() : opts.ownContainerId;
-  const engineRestart = createEngineRestart({
-    helper: createHostHelper(engine, config.probeImage),
-    engine,
-    jobs,
-    events,
-    ownContainerId,
-  });
+  const engineRestart = createEngineRestart({ helper: createHostHelper(engine, config.probeImage), engine, jobs, events, ownContainerId });
   // Before any request: jobs a crash cut off are resolved (a reconfigure or restore rolled back, `up -d`) while holding their app's slot.
   const interrupted = stacks.recoverInterrupted({ ...backups.resolvers, ...paths.resolvers, ...engineRestart.resolvers });
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs cut off by the last restart: resolving them');
   const updates = createUpdatesService({
-    stackUpdates,
+    stackUpdates: s.stackUpdates,
     ...stacks.forUpdates,
     jobs,
     engine,
     events,
     credentials: () => registryCredentials(settings),
     // API.md: an update makes a backup first; a failed backup is a warning and the update goes on.
-    beforeUpdate: (p, ctx) => backups.backupFirst(apps.stackOfProject(p.name) ?? p.name, 'update', ctx, null),
+    beforeUpdate: (p, ctx) => backups.backupFirst(a.apps.stackOfProject(p.name) ?? p.name, 'update', ctx, null),
   });
-  // SPEC Limits: a daily background check of the stacks' images; the first one soon after the start.
-  stackUpdates.schedule({ firstDelayMs: opts.firstUpdateCheckMs ?? 5 * 60_000 });
-  backups.startSchedule();
-  notifications.start();
-  if (settings.autoSyncOnBoot()) catalogue.syncAll(null);
-  const wizard = createWizardService({ settings, catalogue, events });
-  const containers = createContainersService({ store: apps, engine, events, ownContainerId });
-  const host = createHostService({ engine, probe });
+  return { notifications, paths, ownContainerId, engineRestart, updates };
+}
+
+type JobServices = ReturnType<typeof createJobServices>;
+
+/** The services of the screens around the apps: the wizard, the containers, the host, the doctor, image tags, Kade's own update. */
+function createToolServices(config: Config, b: Base, a: Adapters, s: AppServices, j: JobServices) {
+  const { engine, settings, catalogue } = a;
+  const { ownContainerId } = j;
+  const socketPath = 'socketPath' in config.engine ? config.engine.socketPath : null;
   const doctor = createDoctor({
     engine,
-    compose,
-    paths: folders,
+    compose: a.compose,
+    paths: a.folders,
     storedPaths: () => settings.storedPaths(),
-    rules: { mountedBase: config.baseDir, engineSocket: 'socketPath' in config.engine ? config.engine.socketPath : undefined, uid: config.uid },
+    rules: { mountedBase: config.baseDir, engineSocket: socketPath ?? undefined, uid: config.uid },
     svcUid: config.uid,
     svcGid: config.gid,
     processUid: process.getuid?.() ?? null,
     ownContainerId,
     probeImage: config.probeImage,
     storeApps: () => catalogue.apps().length,
-    refusedFiles: () => stacks.refusedFiles(),
+    refusedFiles: () => s.stacks.refusedFiles(),
   });
-
-  const imageTags = createImageTags({ engine, credentials: () => registryCredentials(settings) });
   const selfUpdate = createSelfUpdate({
     engine: createSelfUpdateEngine(engine),
     registry: createRegistryClient({ credentials: () => registryCredentials(settings) }),
-    jobs,
-    events,
+    jobs: a.jobs,
+    events: b.events,
     channel: () => settings.updateChannel(),
     credentials: () => registryCredentials(settings),
     ownContainerId,
-    socketPath: 'socketPath' in config.engine ? config.engine.socketPath : null,
+    socketPath,
     stateDir: config.stateDir,
     version: config.version,
     healthSeconds: config.updateHealthSeconds,
   });
-  const app = createHttpApp(
+  return {
+    wizard: createWizardService({ settings, catalogue, events: b.events }),
+    containers: createContainersService({ store: a.apps, engine, events: b.events, ownContainerId }),
+    host: createHostService({ engine, probe: a.probe }),
+    doctor,
+    imageTags: createImageTags({ engine, credentials: () => registryCredentials(settings) }),
+    selfUpdate,
+    engineCheck: createEngineCheck({ engine, compose: a.compose, socketPath }),
+  };
+}
+
+/** The HTTP API and the web interface over the services. */
+function createHttp(
+  config: Config,
+  opts: KadeOptions,
+  k: Base & Adapters & AppServices & JobServices & ReturnType<typeof createToolServices>,
+): OpenAPIHono<AppEnv> {
+  return createHttpApp(
     {
-      auth,
-      catalogue,
-      stacks,
-      containers,
-      jobs,
-      engineCheck: createEngineCheck({ engine, compose, socketPath: 'socketPath' in config.engine ? config.engine.socketPath : null }),
-      engineRestart,
-      audit,
-      users,
-      settings,
-      wizard,
-      host,
-      networks,
-      paths,
-      notifications: notifications.service,
-      backups,
-      updates,
-      imageTags,
-      doctor,
-      selfUpdate,
+      auth: k.auth,
+      catalogue: k.catalogue,
+      stacks: k.stacks,
+      containers: k.containers,
+      jobs: k.jobs,
+      engineCheck: k.engineCheck,
+      engineRestart: k.engineRestart,
+      audit: k.audit,
+      users: k.users,
+      settings: k.settings,
+      wizard: k.wizard,
+      host: k.host,
+      networks: k.networks,
+      paths: k.paths,
+      notifications: k.notifications.service,
+      backups: k.backups,
+      updates: k.updates,
+      imageTags: k.imageTags,
+      doctor: k.doctor,
+      selfUpdate: k.selfUpdate,
     },
     {
-      logger,
+      logger: k.logger,
       version: config.version,
       webDir: config.webDir,
-      prefill: { dataDir: folders.DATA_DIR, uid: config.uid, gid: config.gid },
+      prefill: { dataDir: k.folders.DATA_DIR, uid: config.uid, gid: config.gid },
       ...(opts.peerAddress ? { peerAddress: opts.peerAddress } : {}),
-      proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(sso.read()?.proxies ?? [])]),
+      proxyTrust: createProxyTrust(() => [...config.proxy.trusted, ...(k.sso.read()?.proxies ?? [])]),
       hosts: { bind: config.bind, allowed: config.allowedHosts },
       ...(opts.follow ? { follow: opts.follow } : {}),
     },
   );
-  return {
-    app,
-    events,
-    openLogStreams: containers.openLogStreams,
-    notifications,
-    async close() {
-      fleet.stop();
-      stackUpdates.stop();
-      await notifications.stop();
-      backups.stopSchedule();
-      await jobs.idle();
-      db.close();
-    },
-  };
 }

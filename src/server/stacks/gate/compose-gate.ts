@@ -11,9 +11,9 @@ import { enforceCompose, judge } from '../policy/bind-policy.ts';
 import { enforceNoLinks, enforceStructure } from '../policy/bind-structure.ts';
 import { composePowers, enforceComposePolicy, enforceEnvKeys, gatedPowers, type PrivilegedPolicy, powerKey } from '../policy/compose-policy.ts';
 import { parseEnv } from '../store/env-file.ts';
-import { ENV_FILE } from '../store/stack-files.ts';
 import { fileKeys, type SealedFiles, type Seals, type SealT } from '../store/file-seal.ts';
 import type { FolderIO } from '../store/folder-io.ts';
+import { ENV_FILE } from '../store/stack-files.ts';
 
 /** Every compose run names who asks for it: the gate judges the files as that user. */
 export type GatedRunOptions = ComposeRunOptions & { actor: Actor };
@@ -73,6 +73,193 @@ const refusedFiles = (app: string, reason: 'not_accepted' | 'changed', file: str
     { params: { stack: app, reason, file } },
   );
 
+/** A file's text, or '' when it does not exist (an app without `.env`). */
+const readTextOrEmpty = (d: GateDeps, path: string): string => d.io.read(path)?.toString('utf8') ?? '';
+
+/** The compose file and `.env` of a project as text, `.env` parsed. */
+function textsOf(d: GateDeps, p: ComposeProject) {
+  const files = filesOf(p);
+  return { files, text: readTextOrEmpty(d, files.compose), dotenv: parseEnv(readTextOrEmpty(d, files.env)) };
+}
+
+function judgeNow(d: GateDeps, p: ComposeProject, actor: Actor, seal: SealT | null, confirmed: readonly string[] = []): void {
+  const app = appOf(p);
+  const files = filesOf(p);
+  const dotenv = parseEnv(readTextOrEmpty(d, files.env));
+  const shell = d.compose.environment();
+  const approved = seal ? { powers: seal.approved.powers, role: seal.approved.role } : undefined;
+  const env = { ...dotenv, ...shell };
+  for (const file of [files.compose, ...files.overrides]) {
+    const text = readTextOrEmpty(d, file);
+    enforceComposePolicy(actor, text, { env: file === files.compose ? dotenv : {}, shell, allow: d.allowPrivileged(), ...(approved ? { approved } : {}) });
+    enforceCompose(text, env, { app, stackDir: p.dir }, d.binds, {
+      actor,
+      events: d.events,
+      // What the seal approved, and what an admin confirmed in the request whose files are being validated.
+      approved: new Set([...(seal?.approved.outside ?? []), ...(roleAllows(actor.role, 'admin') ? confirmed.map(normalisePath) : [])]),
+      files: fileKeys(files).map(([, f]) => f),
+    });
+  }
+}
+
+/** The app's seal; an app from before seals gets one now when its files pass (else its refusal is thrown). */
+function sealOf(d: GateDeps, p: ComposeProject): SealT | null {
+  const found = d.seals.read(appOf(p));
+  if (found || !d.fromBefore?.(appOf(p))) return found;
+  const refusal = sealFromBefore(d, p);
+  if (refusal) throw refusal;
+  return d.seals.read(appOf(p));
+}
+
+/**
+ * Judges what compose will use for `p` now, as `actor`; throws the refusal. `sealed: false` for files just written
+ * and not sealed yet.
+ */
+function judgeFiles(d: GateDeps, p: ComposeProject, actor: Actor, sealed = true, confirmed: readonly string[] = []): void {
+  const app = appOf(p);
+  const seal = sealOf(d, p);
+  if (sealed) {
+    if (!seal) {
+      // The specific reason first (a bind of its own folder, a link…), else that nobody accepted the files.
+      judgeNow(d, p, actor, null);
+      throw refusedFiles(app, 'not_accepted', p.file);
+    }
+    const changed = d.seals.changed(seal, filesOf(p));
+    if (changed) throw refusedFiles(app, 'changed', changed.path);
+  }
+  judgeNow(d, p, actor, seal, confirmed);
+}
+
+/** judgeFiles right before a compose run: a refusal is audited and notified before it is thrown. */
+function check(d: GateDeps, p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []): void {
+  try {
+    judgeFiles(d, p, actor, sealed, confirmed);
+  } catch (err) {
+    if (err instanceof AppError) refused(d, appOf(p), actor, op, err);
+    throw err;
+  }
+}
+
+function refused(d: GateDeps, app: string, actor: Actor, op: string, err: AppError): void {
+  const what = String(err.params.file ?? err.params.path ?? err.params.key ?? err.params.powers ?? '');
+  const detail = { op, code: err.code, reason: String(err.params.reason ?? err.code), what };
+  d.events.emit({ type: 'stack.files_refused', actor, source: 'stacks', target: app, status: 'failed', detail });
+  d.events.emit({
+    type: 'notify.security_refusal',
+    actor: null,
+    source: 'notify',
+    target: app,
+    status: 'ok',
+    // Once per refusal of the same thing against the same seal: a new change after an admin accepted the files is new.
+    detail: { message: `Kade refused to run compose ${op} for ${app}: ${err.message}`, round: `${detail.reason}:${what}:${d.seals.read(app)?.at ?? ''}` },
+  });
+}
+
+/**
+ * Records the app's files as Kade's own: their hashes, and what the writer's judgment let through (outside paths,
+ * powers) with the writer's role. The stack store (stacks/store/stack-store.ts) calls this right after every write.
+ */
+function seal(d: GateDeps, p: ComposeProject, actor: Actor): void {
+  const { files, text, dotenv } = textsOf(d, p);
+  const env = { ...dotenv, ...d.compose.environment() };
+  const scope = { app: appOf(p), stackDir: p.dir };
+  let outside: string[] = [];
+  let powers: string[] = [];
+  try {
+    outside = hostSources(text, env).flatMap((s) => {
+      const j = judge(s, scope, d.binds);
+      return j.ok ? [] : [j.path];
+    });
+    powers = gatedPowers(composePowers(text, env)).map(powerKey);
+  } catch {
+    // A file compose cannot read approves nothing; the next run refuses it with the reason.
+  }
+  d.seals.write(appOf(p), {
+    files: Object.fromEntries(fileKeys(files).map(([key, path]) => [key, d.seals.hash(path)])),
+    approved: { outside: roleAllows(actor.role, 'admin') ? outside : [], powers, role: actor.role },
+    by: actor.user,
+    at: d.clock().toISOString(),
+  });
+}
+
+/** Compose behind the gate: each run judged right before compose reads the files. */
+function gatedCompose(d: GateDeps): GatedCompose {
+  const run =
+    (op: 'up' | 'start' | 'stop' | 'restart' | 'pull') =>
+    async (p: ComposeProject, opts: GatedRunOptions): Promise<void> => {
+      check(d, p, opts.actor, op);
+      await d.compose[op](p, opts);
+    };
+  return {
+    variant: () => d.compose.variant(),
+    up: run('up'),
+    start: run('start'),
+    stop: run('stop'),
+    restart: run('restart'),
+    pull: run('pull'),
+    async down(p, opts) {
+      check(d, p, opts.actor, 'down');
+      await d.compose.down(p, opts);
+    },
+    async validate(p, opts) {
+      check(d, p, opts.actor, 'config', false, opts.confirmed);
+      await d.compose.validate(p);
+    },
+  };
+}
+
+/** Why compose would not run an app's files now (for the doctor), or null. Judged as an admin: the files, not a role. */
+function verdict(d: GateDeps, p: ComposeProject): AppError | null {
+  try {
+    judgeFiles(d, p, { user: 'doctor', role: 'admin', ip: '' });
+    return null;
+  } catch (err) {
+    return err instanceof AppError ? err : new AppError('internal', String(err));
+  }
+}
+
+/**
+ * The admin's "accept the files as they are now": judged first as that admin (outside paths only with their
+ * confirmation, audited), then sealed. Adopted apps and folders edited by hand come back under the gate this way.
+ */
+function accept(d: GateDeps, p: ComposeProject, actor: Actor, confirm?: readonly string[]): void {
+  requireRole(actor, 'admin', "accepting an app's files");
+  const { files, text, dotenv } = textsOf(d, p);
+  enforceComposePolicy(actor, text, { env: dotenv, shell: d.compose.environment(), allow: d.allowPrivileged() });
+  enforceCompose(text, { ...dotenv, ...d.compose.environment() }, { app: appOf(p), stackDir: p.dir }, d.binds, {
+    actor,
+    events: d.events,
+    confirm,
+    files: fileKeys(files).map(([, f]) => f),
+  });
+  seal(d, p, actor);
+  d.events.emit({ type: 'stack.files_accepted', actor, source: 'stacks', target: appOf(p), status: 'ok' });
+}
+
+/**
+ * At start, for an app from before seals existed: its files are sealed as they are when they pass the judgment
+ * no role changes (YAML hazards, ownership labels, `.env` keys, binds of its own files, nested binds, links);
+ * what the old rules let an admin set up stays approved. An app that fails stays unsealed: the doctor lists it
+ * and compose does not run it until an admin accepts its files. Returns the refusal, or null.
+ */
+function sealFromBefore(d: GateDeps, p: ComposeProject): AppError | null {
+  if (d.seals.read(appOf(p))) return null;
+  const { files, text, dotenv } = textsOf(d, p);
+  const env = { ...dotenv, ...d.compose.environment() };
+  try {
+    enforceEnvKeys(dotenv);
+    composePowers(text, env);
+    const sources = hostSources(text, env);
+    const scope = { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) };
+    enforceNoLinks(sources, scope, d.binds);
+    enforceStructure(sources, scope);
+  } catch (err) {
+    return err instanceof AppError ? err : new AppError('compose_invalid', `the compose file cannot be read: ${String(err)}`);
+  }
+  seal(d, p, BEFORE_SEALS);
+  return null;
+}
+
 /**
  * One gate in front of every compose run for an app. Right before compose reads the files it judges, as the acting
  * user, exactly what compose and the engine will use: the files are byte for byte the ones Kade wrote (the seal), the
@@ -81,192 +268,14 @@ const refusedFiles = (app: string, reason: 'not_accepted' | 'changed', file: str
  * value, is audited (`stack.files_refused`) and asks for a notification (`notify.security_refusal`).
  */
 export function createComposeGate(d: GateDeps) {
-  /** A file's text, or '' when it does not exist (an app without `.env`). */
-  const readTextOrEmpty = (path: string): string => d.io.read(path)?.toString('utf8') ?? '';
-
-  function judgeNow(p: ComposeProject, actor: Actor, seal: SealT | null, confirmed: readonly string[] = []): void {
-    const app = appOf(p);
-    const files = filesOf(p);
-    const dotenv = parseEnv(readTextOrEmpty(files.env));
-    const shell = d.compose.environment();
-    const approved = seal ? { powers: seal.approved.powers, role: seal.approved.role } : undefined;
-    const env = { ...dotenv, ...shell };
-    for (const file of [files.compose, ...files.overrides]) {
-      const text = readTextOrEmpty(file);
-      enforceComposePolicy(actor, text, { env: file === files.compose ? dotenv : {}, shell, allow: d.allowPrivileged(), ...(approved ? { approved } : {}) });
-      enforceCompose(text, env, { app, stackDir: p.dir }, d.binds, {
-        actor,
-        events: d.events,
-        // What the seal approved, and what an admin confirmed in the request whose files are being validated.
-        approved: new Set([...(seal?.approved.outside ?? []), ...(roleAllows(actor.role, 'admin') ? confirmed.map(normalisePath) : [])]),
-        files: fileKeys(files).map(([, f]) => f),
-      });
-    }
-  }
-
-  /** The app's seal; an app from before seals gets one now when its files pass (else its refusal is thrown). */
-  function sealOf(p: ComposeProject): SealT | null {
-    const found = d.seals.read(appOf(p));
-    if (found || !d.fromBefore?.(appOf(p))) return found;
-    const refusal = sealFromBefore(p);
-    if (refusal) throw refusal;
-    return d.seals.read(appOf(p));
-  }
-
-  /**
-   * Judges what compose will use for `p` now, as `actor`; throws the refusal. `sealed: false` for files just written
-   * and not sealed yet.
-   */
-  function judgeFiles(p: ComposeProject, actor: Actor, sealed = true, confirmed: readonly string[] = []): void {
-    const app = appOf(p);
-    const seal = sealOf(p);
-    if (sealed) {
-      if (!seal) {
-        // The specific reason first (a bind of its own folder, a link…), else that nobody accepted the files.
-        judgeNow(p, actor, null);
-        throw refusedFiles(app, 'not_accepted', p.file);
-      }
-      const changed = d.seals.changed(seal, filesOf(p));
-      if (changed) throw refusedFiles(app, 'changed', changed.path);
-    }
-    judgeNow(p, actor, seal, confirmed);
-  }
-
-  /** judgeFiles right before a compose run: a refusal is audited and notified before it is thrown. */
-  function check(p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []): void {
-    try {
-      judgeFiles(p, actor, sealed, confirmed);
-    } catch (err) {
-      if (err instanceof AppError) refused(appOf(p), actor, op, err);
-      throw err;
-    }
-  }
-
-  function refused(app: string, actor: Actor, op: string, err: AppError): void {
-    const what = String(err.params.file ?? err.params.path ?? err.params.key ?? err.params.powers ?? '');
-    const detail = { op, code: err.code, reason: String(err.params.reason ?? err.code), what };
-    d.events.emit({ type: 'stack.files_refused', actor, source: 'stacks', target: app, status: 'failed', detail });
-    d.events.emit({
-      type: 'notify.security_refusal',
-      actor: null,
-      source: 'notify',
-      target: app,
-      status: 'ok',
-      // Once per refusal of the same thing against the same seal: a new change after an admin accepted the files is new.
-      detail: { message: `Kade refused to run compose ${op} for ${app}: ${err.message}`, round: `${detail.reason}:${what}:${d.seals.read(app)?.at ?? ''}` },
-    });
-  }
-
-  /**
-   * Records the app's files as Kade's own: their hashes, and what the writer's judgment let through (outside paths,
-   * powers) with the writer's role. The stack store (stacks/store/stack-store.ts) calls this right after every write.
-   */
-  function seal(p: ComposeProject, actor: Actor): void {
-    const files = filesOf(p);
-    const text = readTextOrEmpty(files.compose);
-    const dotenv = parseEnv(readTextOrEmpty(files.env));
-    const env = { ...dotenv, ...d.compose.environment() };
-    const scope = { app: appOf(p), stackDir: p.dir };
-    let outside: string[] = [];
-    let powers: string[] = [];
-    try {
-      outside = hostSources(text, env).flatMap((s) => {
-        const j = judge(s, scope, d.binds);
-        return j.ok ? [] : [j.path];
-      });
-      powers = gatedPowers(composePowers(text, env)).map(powerKey);
-    } catch {
-      // A file compose cannot read approves nothing; the next run refuses it with the reason.
-    }
-    d.seals.write(appOf(p), {
-      files: Object.fromEntries(fileKeys(files).map(([key, path]) => [key, d.seals.hash(path)])),
-      approved: { outside: roleAllows(actor.role, 'admin') ? outside : [], powers, role: actor.role },
-      by: actor.user,
-      at: d.clock().toISOString(),
-    });
-  }
-
-  const run =
-    (op: 'up' | 'start' | 'stop' | 'restart' | 'pull') =>
-    async (p: ComposeProject, opts: GatedRunOptions): Promise<void> => {
-      check(p, opts.actor, op);
-      await d.compose[op](p, opts);
-    };
-
-  const compose: GatedCompose = {
-    variant: () => d.compose.variant(),
-    up: run('up'),
-    start: run('start'),
-    stop: run('stop'),
-    restart: run('restart'),
-    pull: run('pull'),
-    async down(p, opts) {
-      check(p, opts.actor, 'down');
-      await d.compose.down(p, opts);
-    },
-    async validate(p, opts) {
-      check(p, opts.actor, 'config', false, opts.confirmed);
-      await d.compose.validate(p);
-    },
+  return {
+    compose: gatedCompose(d),
+    check: (p: ComposeProject, actor: Actor, op: string, sealed = true, confirmed: readonly string[] = []) => check(d, p, actor, op, sealed, confirmed),
+    seal: (p: ComposeProject, actor: Actor) => seal(d, p, actor),
+    verdict: (p: ComposeProject) => verdict(d, p),
+    accept: (p: ComposeProject, actor: Actor, confirm?: readonly string[]) => accept(d, p, actor, confirm),
+    sealFromBefore: (p: ComposeProject) => sealFromBefore(d, p),
   };
-
-  /** Why compose would not run an app's files now (for the doctor), or null. Judged as an admin: the files, not a role. */
-  function verdict(p: ComposeProject): AppError | null {
-    try {
-      judgeFiles(p, { user: 'doctor', role: 'admin', ip: '' });
-      return null;
-    } catch (err) {
-      return err instanceof AppError ? err : new AppError('internal', String(err));
-    }
-  }
-
-  /**
-   * The admin's "accept the files as they are now": judged first as that admin (outside paths only with their
-   * confirmation, audited), then sealed. Adopted apps and folders edited by hand come back under the gate this way.
-   */
-  function accept(p: ComposeProject, actor: Actor, confirm?: readonly string[]): void {
-    requireRole(actor, 'admin', "accepting an app's files");
-    const files = filesOf(p);
-    const text = readTextOrEmpty(files.compose);
-    const dotenv = parseEnv(readTextOrEmpty(files.env));
-    enforceComposePolicy(actor, text, { env: dotenv, shell: d.compose.environment(), allow: d.allowPrivileged() });
-    enforceCompose(text, { ...dotenv, ...d.compose.environment() }, { app: appOf(p), stackDir: p.dir }, d.binds, {
-      actor,
-      events: d.events,
-      confirm,
-      files: fileKeys(files).map(([, f]) => f),
-    });
-    seal(p, actor);
-    d.events.emit({ type: 'stack.files_accepted', actor, source: 'stacks', target: appOf(p), status: 'ok' });
-  }
-
-  /**
-   * At start, for an app from before seals existed: its files are sealed as they are when they pass the judgment
-   * no role changes (YAML hazards, ownership labels, `.env` keys, binds of its own files, nested binds, links);
-   * what the old rules let an admin set up stays approved. An app that fails stays unsealed: the doctor lists it
-   * and compose does not run it until an admin accepts its files. Returns the refusal, or null.
-   */
-  function sealFromBefore(p: ComposeProject): AppError | null {
-    if (d.seals.read(appOf(p))) return null;
-    const files = filesOf(p);
-    const text = readTextOrEmpty(files.compose);
-    const dotenv = parseEnv(readTextOrEmpty(files.env));
-    const env = { ...dotenv, ...d.compose.environment() };
-    try {
-      enforceEnvKeys(dotenv);
-      composePowers(text, env);
-      const sources = hostSources(text, env);
-      const scope = { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) };
-      enforceNoLinks(sources, scope, d.binds);
-      enforceStructure(sources, scope);
-    } catch (err) {
-      return err instanceof AppError ? err : new AppError('compose_invalid', `the compose file cannot be read: ${String(err)}`);
-    }
-    seal(p, BEFORE_SEALS);
-    return null;
-  }
-
-  return { compose, check, seal, verdict, accept, sealFromBefore };
 }
 
 export type ComposeGate = ReturnType<typeof createComposeGate>;
