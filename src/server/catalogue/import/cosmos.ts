@@ -6,15 +6,26 @@
  */
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ZodError } from 'zod';
 import { isSafeName } from '../../../shared/names.ts';
-import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
-import { errorMessage } from '../../core/errors.ts';
+import type { TemplateFieldT, TemplateFileT } from '../../../shared/template.ts';
 import { categoriesOf } from '../derive-categories.ts';
 import { readForm } from './cosmos-form.ts';
 import { type CosmosMapper, mapServices } from './cosmos-services.ts';
 import { parseCosmos, plainOf, type WCond, type WItem, type WMember, type WPart, type WValue } from './cosmos-whiskers.ts';
-import { APPDATA_FIELD, clip, fieldParts, hostPath, idAllocator, plainText, refuse, secretField, slug, textField, versionOf } from './portainer-common.ts';
+import {
+  APPDATA_FIELD,
+  clip,
+  fieldParts,
+  hostPath,
+  idAllocator,
+  parseMapped,
+  plainText,
+  refuse,
+  secretField,
+  slug,
+  textField,
+  versionOf,
+} from './portainer-common.ts';
 import { type Cond, dollarSafe, type Entry, emitCompose, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
@@ -201,14 +212,7 @@ export function importCosmos(dir: string, folder: string): ImportedApp {
     ...(mapped.web ? { web: mapped.web } : {}),
     fields: fields.map((f) => (visible && f.secret && f.generate === true && /^password_\d+$/.test(f.id) ? { ...f, advanced: true } : f)),
   };
-  let template: TemplateFileT;
-  try {
-    template = TemplateFile.parse(raw);
-  } catch (e) {
-    const issue = e instanceof ZodError ? e.issues[0] : undefined;
-    throw refuse(issue ? `cannot be mapped: ${issue.path.join('.')} ${issue.message}` : errorMessage(e));
-  }
-  return { id, template, compose, notes: [...conv.notes] };
+  return { id, template: parseMapped(raw), compose, notes: [...conv.notes] };
 }
 
 export const cosmosImporter: AppFolderImporter = {

@@ -2,12 +2,24 @@
  * Pieces the Portainer and Cosmos importers share: ids, secret-looking names, host paths onto the app's data
  * folder, published ports as port fields, the template's texts.
  */
+
+import { ZodError } from 'zod';
 import { hasPlaceholder } from '../../../shared/placeholders.ts';
-import type { TemplateFieldT } from '../../../shared/template.ts';
-import { AppError } from '../../core/errors.ts';
+import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
+import { AppError, errorMessage } from '../../core/errors.ts';
 import { type Item, lit, map, type Part, text } from './portainer-emit.ts';
 
 export const refuse = (reason: string): AppError => new AppError('template_invalid', reason);
+
+/** The mapped template as Kade reads it; one that does not pass is refused naming its first issue. */
+export function parseMapped(raw: unknown): TemplateFileT {
+  try {
+    return TemplateFile.parse(raw);
+  } catch (e) {
+    const issue = e instanceof ZodError ? e.issues[0] : undefined;
+    throw refuse(issue ? `cannot be mapped: ${issue.path.join('.')} ${issue.message}` : errorMessage(e));
+  }
+}
 
 /** A valid Kade app name from a title: `Nginx Proxy Manager` → `nginx-proxy-manager`. */
 export const slug = (title: string, fallback = 'app'): string => {

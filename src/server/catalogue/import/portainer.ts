@@ -4,12 +4,11 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ZodError } from 'zod';
-import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
+import type { TemplateFieldT, TemplateFileT } from '../../../shared/template.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { categoriesOf } from '../derive-categories.ts';
 import { sameRepo } from '../git-url.ts';
-import { APPDATA_FIELD, clip, idAllocator, type PortSpec, plainText, refuse, slug, versionOf } from './portainer-common.ts';
+import { APPDATA_FIELD, clip, idAllocator, type PortSpec, parseMapped, plainText, refuse, slug, versionOf } from './portainer-common.ts';
 import { containerBuild, portMaker, serviceEntries } from './portainer-container.ts';
 import { emitCompose, lit, map, type Node } from './portainer-emit.ts';
 import { envList, VarFields } from './portainer-fields.ts';
@@ -125,14 +124,7 @@ function stackApp(t: Obj, id: string, root: string, swarm: boolean, origin: stri
 }
 
 function finish(id: string, raw: Omit<TemplateFileT, 'format' | 'groups'>, compose: string, notes: Set<string>): ImportedApp {
-  let template: TemplateFileT;
-  try {
-    template = TemplateFile.parse(raw);
-  } catch (e) {
-    const issue = e instanceof ZodError ? e.issues[0] : undefined;
-    throw refuse(issue ? `cannot be mapped: ${issue.path.join('.')} ${issue.message}` : errorMessage(e));
-  }
-  return { id, template, compose, notes: [...notes] };
+  return { id, template: parseMapped(raw), compose, notes: [...notes] };
 }
 
 /** Every template of the file: imported, or refused with the reason. */
