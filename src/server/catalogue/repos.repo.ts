@@ -17,13 +17,8 @@ export interface RepoRecord {
   lastError: string | null;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  url: string;
-  branch: string;
-  subdirectory: string;
-  token: string | null;
+/** The table's columns; those named as the record's fields have their types (the token sealed when a box is given). */
+type Row = Pick<RepoRecord, 'id' | 'name' | 'url' | 'branch' | 'subdirectory' | 'token'> & {
   pinned_commit: string | null;
   created_at: string;
   synced_at: string | null;
@@ -31,7 +26,7 @@ interface Row {
   commit_date: string | null;
   cache_version: string | null;
   last_error: string | null;
-}
+};
 
 const toRecord = (r: Row): RepoRecord => ({
   id: r.id,
