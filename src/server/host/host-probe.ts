@@ -110,35 +110,25 @@ function splitTail(text: string): Record<string, string> {
 
 /**
  * One probe result shared for `ttlMs`: typing a port into a form does not start a container per
- * keystroke, and callers that arrive while a probe runs wait for that same probe.
+ * keystroke, and callers that arrive while a probe runs wait for that same probe. The ARP table changes
+ * as devices come and go: the short cache only spares a container per keystroke there too.
  */
 export function cachedProbe(probe: HostProbe, opts: { ttlMs?: number; now?: () => number; onFailure?: (r: ProbeFailed) => void } = {}): HostProbe {
-  const ttlMs = opts.ttlMs ?? 5000;
-  const now = opts.now ?? Date.now;
-  let current: { at: number; result: Promise<ProbeResult> } | undefined;
-  let tables: { at: number; result: Promise<NetTablesResult> } | undefined;
-  return {
-    netTables() {
-      // The ARP table changes as devices come and go: a short cache only spares a container per keystroke.
-      if (tables && now() - tables.at < ttlMs) return tables.result;
-      const entry = { at: Number.POSITIVE_INFINITY, result: probe.netTables() };
-      tables = entry;
-      void entry.result.then((r) => {
-        entry.at = now();
-        if (!r.ok) opts.onFailure?.(r);
-      });
-      return entry.result;
-    },
-    listeners() {
+  const cached = <T extends { ok: true } | ProbeFailed>(read: () => Promise<T>): (() => Promise<T>) => {
+    const ttlMs = opts.ttlMs ?? 5000;
+    const now = opts.now ?? Date.now;
+    let current: { at: number; result: Promise<T> } | undefined;
+    return () => {
       // `at` is set when the probe ends, so a slow probe is not stale the moment it answers.
       if (current && now() - current.at < ttlMs) return current.result;
-      const entry = { at: Number.POSITIVE_INFINITY, result: probe.listeners() };
+      const entry = { at: Number.POSITIVE_INFINITY, result: read() };
       current = entry;
       void entry.result.then((r) => {
         entry.at = now();
         if (!r.ok) opts.onFailure?.(r);
       });
       return entry.result;
-    },
+    };
   };
+  return { netTables: cached(() => probe.netTables()), listeners: cached(() => probe.listeners()) };
 }
