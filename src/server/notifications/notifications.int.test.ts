@@ -70,6 +70,16 @@ const emit = async (e: Parameters<typeof notifyEvent>[0]) => {
   server.kade.events.emit(notifyEvent(e));
   await server.kade.notifications.idle();
 };
+/** The backup before an update of app blog failed (job-1) with `error`. */
+const backupFailed = (error: string) =>
+  server.kade.events.emit({
+    type: 'backup.failed',
+    actor: null,
+    source: 'backups',
+    target: 'blog',
+    status: 'failed',
+    detail: { reason: 'update', error, job: 'job-1' },
+  });
 const withDb = <T>(fn: (db: Database.Database) => T): T => {
   const db = new Database(join(server.stateDir, 'kade.db'), { readonly: true });
   try {
@@ -273,14 +283,7 @@ describe('the rules', () => {
 
   test('a channel named in no rule gets every kind; one named in rules only those kinds', async () => {
     const n = got('all').length;
-    server.kade.events.emit({
-      type: 'backup.failed',
-      actor: null,
-      source: 'backups',
-      target: 'blog',
-      status: 'failed',
-      detail: { reason: 'update', error: 'disk gone', job: 'job-1' },
-    });
+    backupFailed('disk gone');
     await emit({ kind: 'update_available', subject: 'blog', round: 'update-check:2026-11-26', message: 'nginx:1.27' });
     await server.kade.notifications.idle();
     assert.deepEqual(titles('all').slice(n), ['Kade: Backup of blog failed', 'Kade: Update available for blog']);
@@ -356,14 +359,7 @@ describe('the rules', () => {
     await emit({ kind: 'disk_low', subject: '/srv/backups', state: 'on', message: 'still low' });
     await emit({ kind: 'container_stopped', subject: 'blog-web-1', state: 'on', message: 'still stopped' });
     await emit({ kind: 'update_available', subject: 'blog', round: 'update-check:2026-11-27', message: 'same day' });
-    server.kade.events.emit({
-      type: 'backup.failed',
-      actor: null,
-      source: 'backups',
-      target: 'blog',
-      status: 'failed',
-      detail: { reason: 'update', error: 'x', job: 'job-1' },
-    });
+    backupFailed('x');
     await server.kade.notifications.idle();
     assert.equal(got('all').length, n, 'nothing repeated');
     await emit({ kind: 'container_stopped', subject: 'blog-web-1', state: 'off', message: 'runs again' });
