@@ -1,7 +1,9 @@
 // Part of `npm run build`, after tsc: dist/server/main.js becomes one bundled file (issue #18). Node's loader
 // resolves, reads and compiles each ES module on its own; with some 400 of them (ours, zod's, hono's) that was
 // most of the cold start. The other entries (doctor CLI, self-update helper) stay tsc's output beside it.
-// Kept outside the bundle: the native better-sqlite3, and what Kade loads only when needed (dockerode, nodemailer).
+// Kept outside the bundle: the native better-sqlite3, nodemailer (loaded only when needed), and dockerode, which
+// nothing of the server imports (a devDependency, for the tests and the bench): an import of it would fail in the
+// image, and show in dockerode-lazy.int.test.ts, instead of being bundled unnoticed.
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
