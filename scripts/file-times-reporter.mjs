@@ -10,7 +10,9 @@ export default async function* fileTimes(source) {
   let lastEvent = started;
   const line = (file, end) => `${((end - started) / 1000).toFixed(1)}\t${relative(process.cwd(), file)}\n`;
   for await (const event of source) {
-    const file = event.data?.file;
+    // A test declared in a helper module (the contract cases) reports that module: it counts for the file running.
+    const reported = event.data?.file;
+    const file = reported && !/\.test\.[cm]?[jt]sx?$/.test(reported) ? (current ?? reported) : reported;
     // Files are queued (enqueue/dequeue) ahead of their run: only what a running file reports counts.
     if (!file || event.type === 'test:enqueue' || event.type === 'test:dequeue') continue;
     if (file !== current) {

@@ -37,7 +37,6 @@ const ALONE = {
   'test/engine/host-checks.test.ts': 'reads every published port',
   'test/e2e/port-next-free.test.ts': 'reads every published port',
   'test/load/logs.test.ts': 'a load test',
-  'test/engine/bench-smoke.test.ts': 'a benchmark',
   'test/install/build.test.ts': 'installs Kade on the host',
   'test/install/install.test.ts': 'installs Kade on the host',
   'test/faults/disk-full.test.ts': 'fills a disk',
