@@ -3,14 +3,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import type { DeliveryT } from '../../shared/notifications.ts';
-import { createEventBus } from '../core/events.ts';
-import { createLogger } from '../core/logger.ts';
-import { openDb } from '../db/db.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { createJobLogStore } from '../jobs/job-log.ts';
-import { createJobsRepo } from '../jobs/jobs.repo.ts';
-import { createJobsService } from '../jobs/jobs.service.ts';
 import type { Message } from '../notifications/message.ts';
 import { createNotifier } from '../notifications/notifier.ts';
 import type { ArchiveIO, BackupStacks } from './backups.service.ts';
@@ -29,15 +24,7 @@ function setup() {
     writeFileSync(join(root, 'stacks', app, 'compose.yaml'), 'services: {}\n');
   }
   let now = new Date('2026-11-25T03:00:30.000Z');
-  const logger = createLogger('silent');
-  const events = createEventBus(logger);
-  const jobs = createJobsService({
-    repo: createJobsRepo(openDb(join(root, 'kade.db'))),
-    logs: createJobLogStore(join(root, 'jobs')),
-    events,
-    logger,
-    clock: () => now,
-  });
+  const { logger, events, jobs } = jobsIn(root, () => now);
   // cloud and wiki cannot be backed up (their database cannot be listed); the archives of notes and photos are broken.
   const archive: ArchiveIO = {
     async write(o) {

@@ -3,13 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createEventBus } from '../core/events.ts';
-import { createLogger } from '../core/logger.ts';
-import { openDb } from '../db/db.ts';
+import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { createJobLogStore } from '../jobs/job-log.ts';
-import { createJobsRepo } from '../jobs/jobs.repo.ts';
-import { createJobsService } from '../jobs/jobs.service.ts';
 import { diskIO } from '../stacks/store/disk-io.ts';
 import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import { type ArchiveIO, createBackupsService } from './backups.service.ts';
@@ -34,15 +29,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
     verify: async () => ({ ok: true, problems: [] }),
     extract: async () => undefined,
   };
-  const logger = createLogger('silent');
-  const events = createEventBus(logger);
-  const jobs = createJobsService({
-    repo: createJobsRepo(openDb(join(root, 'kade.db'))),
-    logs: createJobLogStore(join(root, 'jobs')),
-    events,
-    logger,
-    clock: () => now,
-  });
+  const { events, jobs } = jobsIn(root, () => now);
   const service = createBackupsService({
     stacks: {
       locate: () => ({ dir: stackDir, adopted: false, project: null, libraryPath: stackDir }),

@@ -4,13 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { createEventBus } from '../core/events.ts';
-import { createLogger } from '../core/logger.ts';
-import { openDb } from '../db/db.ts';
+import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { createJobLogStore } from '../jobs/job-log.ts';
-import { createJobsRepo } from '../jobs/jobs.repo.ts';
-import { createJobsService } from '../jobs/jobs.service.ts';
 import { diskIO } from '../stacks/store/disk-io.ts';
 import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
@@ -44,15 +39,7 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
   writeFileSync(join(dataDir, 'app', 'notes.txt'), 'the first notes\n');
   const settings = { compression: 'gzip' as Compression };
   let now = new Date('2026-11-26T10:00:00.000Z');
-  const logger = createLogger('silent');
-  const events = createEventBus(logger);
-  const jobs = createJobsService({
-    repo: createJobsRepo(openDb(join(root, 'kade.db'))),
-    logs: createJobLogStore(join(root, 'jobs')),
-    events,
-    logger,
-    clock: () => now,
-  });
+  const { events, jobs } = jobsIn(root, () => now);
   const project = { name: 'app', dir: stackDir, file: join(stackDir, 'docker-compose.yml') };
   const service = createBackupsService({
     stacks: {
