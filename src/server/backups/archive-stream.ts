@@ -114,7 +114,7 @@ export interface EntryIn {
 }
 
 /** Resolves when `w` drains or closes; at once when it is already being destroyed (its `close` may have fired). */
-function waitDrain(w: {
+export function waitDrain(w: {
   once(ev: 'drain' | 'close', fn: () => void): unknown;
   off(ev: 'drain' | 'close', fn: () => void): unknown;
   destroying?: boolean;

@@ -23,7 +23,7 @@ import {
   type ManifestEntry,
   resolveInBranch,
 } from './archive-format.ts';
-import { type Compression, compressInto } from './archive-stream.ts';
+import { type Compression, compressInto, waitDrain } from './archive-stream.ts';
 
 export interface DumpSource {
   /** The file name under `dumps/` (letters, digits, `.`, `_`, `-`). */
@@ -53,18 +53,6 @@ const errCode = (e: unknown) => (e as NodeJS.ErrnoException | null)?.code ?? (e 
 /** The writable side of a tar entry as tar-stream gives it (a streamx stream). */
 type Sink = ReturnType<Pack['entry']>;
 type Headers = Partial<Header> & Pick<Header, 'name'>;
-
-function waitDrain(s: Sink): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      s.off('drain', done);
-      s.off('close', done);
-      resolve();
-    };
-    s.once('drain', done);
-    s.once('close', done);
-  });
-}
 
 interface State {
   pack: Pack;
@@ -98,6 +86,16 @@ function room(s: State, path: string, size: number): void {
 function skip(s: State, path: string, reason: string): void {
   s.skipped.push({ path, reason });
   s.onSkip(path, reason);
+}
+
+/** What `read` answers of the entry at `path`; null once the entry was skipped as unreadable. */
+async function readOrSkip<T>(s: State, path: string, read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (e) {
+    skip(s, path, `cannot be read (${errCode(e)})`);
+    return null;
+  }
 }
 
 /** Opens an entry and waits until tar-stream has taken all of it. */
@@ -215,25 +213,15 @@ async function addTree(s: State, branch: string, root: string): Promise<{ uid: n
       const relp = [...rel, name];
       const abs = join(root, ...relp);
       const path = `${branch}/${relp.join('/')}`;
-      let st: Stats;
-      try {
-        st = await lstat(abs);
-      } catch (e) {
-        skip(s, path, `cannot be read (${errCode(e)})`);
-        continue;
-      }
+      const st = await readOrSkip(s, path, () => lstat(abs));
+      if (st === null) continue;
       if (st.isDirectory()) {
         await addVoid(s, path, st, 'directory');
         await visit(relp);
       } else if (st.isFile()) await addFile(s, path, abs);
       else if (st.isSymbolicLink()) {
-        let target: string;
-        try {
-          target = await readlink(abs);
-        } catch (e) {
-          skip(s, path, `cannot be read (${errCode(e)})`);
-          continue;
-        }
+        const target = await readOrSkip(s, path, () => readlink(abs));
+        if (target === null) continue;
         if (resolveInBranch(rel, target, lookup) === null) skip(s, path, `a link to ${target}, outside the ${branch} folder`);
         else await addVoid(s, path, st, 'symlink', target);
       } else skip(s, path, `${KIND(st)} is not backed up`);
