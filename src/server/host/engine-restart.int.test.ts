@@ -18,7 +18,8 @@ import { createEngineRestart, parseShow } from './engine-restart.ts';
 // goes away and comes back. The real helper and the refusal run against the real engine in test/faults.
 const admin = { user: 'ann', role: 'admin' as const, ip: '127.0.0.1' };
 
-function setup(host: { pid1: string; show?: string; restartExit?: number }, engineAnswers: () => boolean, own: string | null = null) {
+/** `engineAnswers` says whether the engine answers a ping, knowing whether the restart was asked for yet. */
+function setup(host: { pid1: string; show?: string; restartExit?: number }, engineAnswers: (restartAsked: boolean) => boolean, own: string | null = null) {
   const dir = mkdtempSync(join(tmpdir(), 'kade-er-'));
   const db = openDb(join(dir, 'kade.db'));
   const logs = createJobLogStore(dir);
@@ -36,7 +37,8 @@ function setup(host: { pid1: string; show?: string; restartExit?: number }, engi
   };
   const engine = {
     ping: async () => {
-      if (!engineAnswers()) throw new AppError('engine_unreachable', 'container engine not reachable: connect ENOENT');
+      if (!engineAnswers(runs.some((r) => r.cmd.includes('restart'))))
+        throw new AppError('engine_unreachable', 'container engine not reachable: connect ENOENT');
       return { version: '27.1.0', apiVersion: '1.46' };
     },
   };
@@ -81,15 +83,9 @@ test('only admins may ask', async () => {
 });
 
 test('systemd with docker.service: the job asks systemd without blocking, waits for the engine to go and come back, and says so', async () => {
-  let restarted = false;
   let pings = 0;
   // Gone for a few pings after the restart was asked for, then back.
-  const s = setup({ pid1: 'systemd' }, () => !restarted || ++pings > 4);
-  const orig = s.runs.push.bind(s.runs);
-  s.runs.push = (...r: HostHelperRun[]) => {
-    if (r[0]?.cmd.includes('restart')) restarted = true;
-    return orig(...r);
-  };
+  const s = setup({ pid1: 'systemd' }, (restartAsked) => !restartAsked || ++pings > 4);
   const job = await s.service.restart(admin);
   await s.jobs.idle();
   assert.equal(s.jobs.get(job.id).state, 'succeeded');
@@ -113,13 +109,7 @@ test('systemd with docker.service: the job asks systemd without blocking, waits 
 });
 
 test('an engine that never comes back fails the job with what to look at; one that never went away too', async () => {
-  let restarted = false;
-  const gone = setup({ pid1: 'systemd' }, () => !restarted);
-  const orig = gone.runs.push.bind(gone.runs);
-  gone.runs.push = (...r: HostHelperRun[]) => {
-    if (r[0]?.cmd.includes('restart')) restarted = true;
-    return orig(...r);
-  };
+  const gone = setup({ pid1: 'systemd' }, (restartAsked) => !restartAsked);
   const a = await gone.service.restart(admin);
   await gone.jobs.idle();
   assert.equal(gone.jobs.get(a.id).state, 'failed');

@@ -243,32 +243,31 @@ function environment(env: unknown, rules: ComposeRules): Node {
   return plain(env, rules.vars);
 }
 
-function labels(l: unknown, rules: ComposeRules): Node | null {
-  if (Array.isArray(l)) {
-    const kept = l.filter((e) => !rules.dropLabel(String(e).split('=')[0] ?? ''));
-    if (kept.length < l.length) rules.vars.notes.add('labels of the store\u2019s proxy dropped');
+/**
+ * A list or map of a service without the entries `drop` names (an item of a list is named by `nameOf`), `note`
+ * said when any was left out; null when none is left.
+ */
+function without(v: unknown, rules: ComposeRules, drop: (name: string) => boolean, nameOf: (item: unknown) => string, note: string): Node | null {
+  if (Array.isArray(v)) {
+    const kept = v.filter((e) => !drop(nameOf(e)));
+    if (kept.length < v.length) rules.vars.notes.add(note);
     return kept.length ? plain(kept, rules.vars) : null;
   }
-  if (isObj(l)) {
-    const kept = Object.entries(l).filter(([k]) => !rules.dropLabel(k));
-    if (kept.length < Object.keys(l).length) rules.vars.notes.add('labels of the store\u2019s proxy dropped');
+  if (isObj(v)) {
+    const kept = Object.entries(v).filter(([k]) => !drop(k));
+    if (kept.length < Object.keys(v).length) rules.vars.notes.add(note);
     return kept.length ? map(kept.map(([key, value]) => ({ key, value: plain(value, rules.vars) }))) : null;
   }
-  return plain(l, rules.vars);
+  return plain(v, rules.vars);
+}
+
+function labels(l: unknown, rules: ComposeRules): Node | null {
+  const key = (item: unknown) => String(item).split('=')[0] ?? '';
+  return without(l, rules, (k) => rules.dropLabel(k), key, 'labels of the store\u2019s proxy dropped');
 }
 
 function networks(n: unknown, rules: ComposeRules): Node | null {
-  if (Array.isArray(n)) {
-    const kept = n.filter((x) => !rules.dropNetwork(String(x)));
-    if (kept.length < n.length) rules.vars.notes.add('the store\u2019s own network dropped');
-    return kept.length ? plain(kept, rules.vars) : null;
-  }
-  if (isObj(n)) {
-    const kept = Object.entries(n).filter(([k]) => !rules.dropNetwork(k));
-    if (kept.length < Object.keys(n).length) rules.vars.notes.add('the store\u2019s own network dropped');
-    return kept.length ? map(kept.map(([key, value]) => ({ key, value: plain(value, rules.vars) }))) : null;
-  }
-  return plain(n, rules.vars);
+  return without(n, rules, (k) => rules.dropNetwork(k), String, 'the store\u2019s own network dropped');
 }
 
 function service(name: string, svc: Obj, rules: ComposeRules): Node {
