@@ -162,6 +162,12 @@ async function pgLogin(api: ApiClient, password: string): Promise<boolean> {
   }
 }
 
+/** A statement in the app's database over the container's socket (found by its compose labels: Kade may be down); its output. */
+async function psql(sql: string): Promise<string> {
+  const id = await docker(['ps', '-q', '--filter', `label=com.docker.compose.project=${PG}`, '--filter', 'label=com.docker.compose.service=db']);
+  return docker(['exec', id, 'psql', '-U', 'board', '-d', 'board', '-tAc', sql]);
+}
+
 async function until(fn: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (!(await fn())) {
@@ -181,6 +187,7 @@ test('killed after the database password changed inside PostgreSQL: the password
   assert.equal(r.status, 202, JSON.stringify(r.body));
   assert.equal((await api.waitJob(r.body.job.id, 180_000)).state, 'succeeded');
   await until(() => pgLogin(api, 'pg-old-1'), 'PostgreSQL accepts the install password');
+  await psql("CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, 'before the reconfigure')");
   await k.kill();
 
   const old = files(PG);
@@ -188,6 +195,8 @@ test('killed after the database password changed inside PostgreSQL: the password
   const rc = await first.api.post<{ job: { id: string } }>(`/api/stacks/${PG}/reconfigure`, { values: { db_password: 'pg-new-2' } });
   assert.equal(rc.status, 202, JSON.stringify(rc.body));
   await diedAtFailpoint(first.k);
+  // What a new version's migration would have written once its database was touched: gone after the recovery.
+  await psql("INSERT INTO notes VALUES (2, 'after the backup')");
 
   ({ k, api } = await start());
   const j = await api.waitJob(rc.body.job.id, 180_000);
@@ -197,6 +206,9 @@ test('killed after the database password changed inside PostgreSQL: the password
     j.log.some((l) => l === "set the password of 'board' in 'db' back to the one in the snapshot"),
     j.log.join('\n'),
   );
+  // The reconfigure made a backup first; the recovery loads its dump, as the reconfigure's own failure does.
+  assert.match(j.error ?? '', /; the databases of 'db' hold the data of backup \S+ again$/, j.log.join('\n'));
+  assert.equal(await psql("SELECT string_agg(body, ',' ORDER BY id) FROM notes"), 'before the reconfigure');
   assert.ok(!j.log.join('\n').includes('pg-new-2') && !j.log.join('\n').includes('pg-old-1'), 'no password in the log');
   assert.deepEqual(files(PG), old, 'the old .env is back');
   await until(() => pgLogin(api, 'pg-old-1'), 'PostgreSQL accepts the old password again');
