@@ -4,6 +4,17 @@ import { test } from 'node:test';
 import { MAX_LINE_CHARS, mergeFollowed, mergeStamped, readAll } from './log-lines.ts';
 import { logSecretList } from './mask-secrets.ts';
 
+/** Two followed sources, `a` and `b`, merged. */
+function followedPair() {
+  const a = new PassThrough();
+  const b = new PassThrough();
+  const merged = mergeFollowed([
+    { prefix: 'a', stream: a },
+    { prefix: 'b', stream: b },
+  ]);
+  return { a, b, merged };
+}
+
 test('stamped logs merge in time order, also when the engine trims trailing zeros', () => {
   const text = mergeStamped([
     { prefix: 'web', text: '2024-01-01T00:00:00.1Z a\n2024-01-01T00:00:02Z c\n' },
@@ -13,12 +24,7 @@ test('stamped logs merge in time order, also when the engine trims trailing zero
 });
 
 test('followed logs are prefixed per line and end when all sources end', async () => {
-  const a = new PassThrough();
-  const b = new PassThrough();
-  const merged = mergeFollowed([
-    { prefix: 'a', stream: a },
-    { prefix: 'b', stream: b },
-  ]);
+  const { a, b, merged } = followedPair();
   a.end('one\ntw');
   b.end('x\n');
   const text = await readAll(merged);
@@ -26,12 +32,7 @@ test('followed logs are prefixed per line and end when all sources end', async (
 });
 
 test('a reader that falls behind pauses every source; reading on resumes them', async () => {
-  const a = new PassThrough();
-  const b = new PassThrough();
-  const merged = mergeFollowed([
-    { prefix: 'a', stream: a },
-    { prefix: 'b', stream: b },
-  ]);
+  const { a, b, merged } = followedPair();
   const line = `${'x'.repeat(1000)}\n`;
   // Far more than the merged stream buffers: the sources must be told to stop.
   for (let i = 0; i < 200 && !a.isPaused(); i++) a.write(line);
@@ -62,12 +63,7 @@ test('a line without an end is passed on in pieces, and a character split across
 });
 
 test('destroying the merged stream destroys its sources (the engine streams close)', () => {
-  const a = new PassThrough();
-  const b = new PassThrough();
-  const merged = mergeFollowed([
-    { prefix: 'a', stream: a },
-    { prefix: 'b', stream: b },
-  ]);
+  const { a, b, merged } = followedPair();
   merged.destroy();
   return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
     assert.equal(a.destroyed, true);
