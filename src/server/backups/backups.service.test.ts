@@ -3,10 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { backupSettingsIn, backupStacksIn } from '../../../test/helpers/backups-kit.ts';
 import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { diskIO } from '../stacks/store/disk-io.ts';
-import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import { type ArchiveIO, createBackupsService } from './backups.service.ts';
 
 // The service's own rules with an archive that only writes its metadata: names that never collide within a
@@ -31,27 +30,13 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
   };
   const { events, jobs } = jobsIn(root, () => now);
   const service = createBackupsService({
-    stacks: {
-      locate: () => ({ dir: stackDir, adopted: false, project: null, libraryPath: stackDir }),
-      databases: async () => [],
-      up: async () => undefined,
-      stop: async () => undefined,
-      down: async () => undefined,
-      swap: stackStoreOn(diskIO(), { libraryDir: join(root, 'stacks'), stateDir: join(root, 'state') }).swap,
-      judge: () => undefined,
-    },
+    stacks: backupStacksIn(root, stackDir),
     archive,
-    settings: {
-      backupDir,
-      dataDir: join(root, 'appdata'),
-      libraryDir: join(root, 'stacks'),
-      appdata: () => true,
-      compression: () => 'gzip',
+    settings: backupSettingsIn(root, {
       minFreeGb: () => opts.minFreeGb ?? 0,
-      warnPct: () => 90,
       offsiteDir: () => opts.offsite ?? '',
       retention: () => opts.retention ?? { count: 0, days: 0 },
-    },
+    }),
     engine: createFakeEngine(),
     jobs,
     events,

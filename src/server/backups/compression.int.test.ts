@@ -4,10 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { backupSettingsIn, backupStacksIn } from '../../../test/helpers/backups-kit.ts';
 import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
-import { diskIO } from '../stacks/store/disk-io.ts';
-import { stackStoreOn } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
 import { archiveIO } from './archive-io.ts';
 import { createBackupsService } from './backups.service.ts';
@@ -42,27 +41,15 @@ function setup(opts: { retention?: { count: number; days: number }; offsite?: st
   const { events, jobs } = jobsIn(root, () => now);
   const project = { name: 'app', dir: stackDir, file: join(stackDir, 'docker-compose.yml') };
   const service = createBackupsService({
-    stacks: {
+    stacks: backupStacksIn(root, stackDir, {
       locate: () => ({ dir: stackDir, adopted: false, project: existsSync(stackDir) ? project : null, libraryPath: stackDir }),
-      databases: async () => [],
-      up: async () => undefined,
-      stop: async () => undefined,
-      down: async () => undefined,
-      swap: stackStoreOn(diskIO(), { libraryDir, stateDir: join(root, 'state') }).swap,
-      judge: () => undefined,
-    },
+    }),
     archive: archiveIO,
-    settings: {
-      backupDir,
-      dataDir,
-      libraryDir,
-      appdata: () => true,
+    settings: backupSettingsIn(root, {
       compression: () => settings.compression,
-      minFreeGb: () => 0,
-      warnPct: () => 90,
       offsiteDir: () => opts.offsite ?? '',
       retention: () => opts.retention ?? { count: 0, days: 0 },
-    },
+    }),
     engine: createFakeEngine(),
     jobs,
     events,
