@@ -3,24 +3,21 @@
  * its data folder and a dump per database; listed from BACKUP_DIR (the files are the truth), verified,
  * downloaded, deleted, restored with the old state put back on any failure, copied offsite, pruned.
  */
-import { randomBytes } from 'node:crypto';
-import { createReadStream, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import type { JobT } from '../../shared/api.ts';
-import type { BackupT, DiskStateT } from '../../shared/backups.ts';
-import { BACKUP_ID } from '../../shared/backups.ts';
+import type { BackupT } from '../../shared/backups.ts';
 import { requireRole } from '../core/authorize.ts';
-import { bytesBelow } from '../core/disk.ts';
-import { AppError, errorMessage, notFound } from '../core/errors.ts';
+import { AppError, errorMessage } from '../core/errors.ts';
 import type { Actor, EventBus } from '../core/events.ts';
-import { writeFileAtomic } from '../core/fs-atomic.ts';
 import type { ComposeProject } from '../engine/compose.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { JobContext, JobsService } from '../jobs/jobs.service.ts';
 import type { StackStore } from '../stacks/store/stack-store.ts';
 import type { Compression } from './archive.ts';
 import type { Branch } from './archive-format.ts';
+import { ARCHIVE_TYPE, annotate, type BackupsCore, backupFiles, filesOf, get, records, removeFiles } from './backup-records.ts';
+import { checkSpace, disk, prune, run } from './backup-run.ts';
 import { createChangeBackup } from './change-backup.ts';
 import { createRestore } from './restore.ts';
 
@@ -100,353 +97,94 @@ export interface BackupsDeps {
   clock: () => Date;
 }
 
-/** The archive's file name ending per compression; its metadata is the same name with `.json` added. */
-export const ARCHIVE_EXT: Record<Compression, string> = { gzip: '.tar.gz', zstd: '.tar.zst' };
-/** What a download is sent as. */
-export const ARCHIVE_TYPE: Record<Compression, string> = { gzip: 'application/gzip', zstd: 'application/zstd' };
-const KINDS = Object.keys(ARCHIVE_EXT) as Compression[];
-
-/** A backup's files: the archive of its kind and the metadata beside it. */
-interface BackupFiles {
-  kind: Compression;
-  archive: string;
-  meta: string;
+function list(s: BackupsCore, actor: Actor, stack?: string): BackupT[] {
+  requireRole(actor, 'viewer', 'the backups');
+  return records(s, stack);
 }
 
-/**
- * The one place that maps a backup id to its files and back. Ids carry no extension; the files in BACKUP_DIR say
- * which kind a backup is, so gzip and zstd backups live side by side whatever BACKUP_COMPRESSION says now.
- */
-export function backupFiles(dir: string) {
-  const of = (id: string, kind: Compression): BackupFiles => ({
-    kind,
-    archive: join(dir, `${id}${ARCHIVE_EXT[kind]}`),
-    meta: join(dir, `${id}${ARCHIVE_EXT[kind]}.json`),
+/** The backup.failed event of a backup that could not be made. */
+function emitFailed(s: BackupsCore, actor: Actor | null, stack: string, reason: string, err: unknown, job: string): void {
+  s.d.events.emit({ type: 'backup.failed', actor, source: 'backups', target: stack, status: 'failed', detail: { reason, error: errorMessage(err), job } });
+}
+
+/** A backup job; `made` hears of the backup once written (a scheduled round collects the unreadable ones). */
+function create(s: BackupsCore, actor: Actor, stack: string, reason = 'manual', made?: (b: BackupT) => void): JobT {
+  requireRole(actor, 'operator', 'backing up');
+  const loc = s.d.stacks.locate(stack);
+  // Refused before the job and before writing anything (507 naming the sizes).
+  checkSpace(s, stack, loc.dir);
+  return s.d.jobs.start({ kind: 'backup.create', stack, actor }, async (ctx) => {
+    try {
+      const b = await run(s, stack, reason, ctx);
+      s.d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
+      made?.(b);
+    } catch (err) {
+      emitFailed(s, actor, stack, reason, err, ctx.id);
+      throw err;
+    }
   });
-  return {
-    of,
-    /** The files of an existing backup (its metadata, else its archive, is there), or null. */
-    find(id: string): BackupFiles | null {
-      const all = KINDS.map((kind) => of(id, kind));
-      return all.find((f) => existsSync(f.meta)) ?? all.find((f) => existsSync(f.archive)) ?? null;
-    },
-    /** The id a metadata file's name belongs to, or null for any other file. */
-    idOf(name: string): string | null {
-      const kind = KINDS.find((k) => name.endsWith(`${ARCHIVE_EXT[k]}.json`));
-      return kind ? name.slice(0, -`${ARCHIVE_EXT[kind]}.json`.length) : null;
-    },
-  };
 }
 
-const GB = 1024 ** 3;
-const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+/** A backup first (before update or delete): a failure is a warning and the action goes on. */
+async function backupFirst(s: BackupsCore, stack: string, reason: string, ctx: JobContext, actor: Actor | null): Promise<void> {
+  try {
+    const b = await run(s, stack, reason, ctx);
+    s.d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
+  } catch (err) {
+    ctx.log(`warning: the backup before ${reason} failed (${errorMessage(err)}); going on without it`);
+    emitFailed(s, actor, stack, reason, err, ctx.id);
+  }
+}
+
+function verify(s: BackupsCore, actor: Actor, id: string): JobT {
+  requireRole(actor, 'operator', 'verifying a backup');
+  const b = get(s, id);
+  return s.d.jobs.start({ kind: 'backup.verify', stack: null, actor }, async (ctx) => {
+    const r = await s.d.archive.verify(filesOf(s, id).archive);
+    annotate(s, id, { verified: r.ok, verified_at: s.d.clock().toISOString() });
+    s.d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id, job: ctx.id } });
+    if (!r.ok) throw new AppError('validation', `backup ${id} failed verification: ${r.problems.join('; ')}`, { params: { id } });
+    ctx.log(`backup ${id} verified: every entry matches its checksum`);
+  });
+}
+
+function download(s: BackupsCore, actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number; type: string } {
+  // The archive holds `.env` with the app's secrets in clear: like the credentials view, admins only.
+  requireRole(actor, 'admin', 'downloading a backup');
+  const b = get(s, id);
+  const f = filesOf(s, id);
+  return { stream: createReadStream(f.archive), name: basename(f.archive), size: b.size, type: ARCHIVE_TYPE[f.kind] };
+}
+
+function remove(s: BackupsCore, actor: Actor, id: string): void {
+  requireRole(actor, 'operator', 'deleting a backup');
+  const b = get(s, id);
+  removeFiles(s, id);
+  s.d.events.emit({ type: 'backup.deleted', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
+}
 
 export function createBackupsService(d: BackupsDeps) {
-  const dir = d.settings.backupDir;
-  const files = backupFiles(dir);
-  /** The files of a backup that exists (get() has answered 404 for any other id). */
-  const filesOf = (id: string): BackupFiles => {
-    const f = files.find(id);
-    if (!f) throw notFound('backup', id);
-    return f;
-  };
-
-  function readRecord(id: string): BackupT | null {
-    const f = files.find(id);
-    if (!f) return null;
-    try {
-      const m = JSON.parse(readFileSync(f.meta, 'utf8')) as Record<string, unknown>;
-      const size = existsSync(f.archive) ? lstatSync(f.archive).size : 0;
-      const meta = (m.meta ?? m) as Record<string, unknown>;
-      return {
-        id,
-        stack: String(meta.stack ?? ''),
-        created_at: String(meta.created_at ?? m.created_at ?? ''),
-        file: basename(f.archive),
-        size,
-        verified: typeof m.verified === 'boolean' ? m.verified : null,
-        verified_at: typeof m.verified_at === 'string' ? m.verified_at : null,
-        skipped: Array.isArray(m.skipped) ? (m.skipped as { path: string; reason: string }[]) : [],
-        databases: Array.isArray(meta.databases) ? (meta.databases as { service: string; kind: string }[]) : [],
-        reason: String(meta.reason ?? 'manual'),
-        appdata: meta.appdata !== false,
-        offsite: typeof m.offsite === 'string' ? m.offsite : null,
-      };
-    } catch {
-      return null;
-    }
-  }
-
-  /** Updates fields of the metadata file beside an archive (verification, offsite copy). */
-  function annotate(id: string, fields: Record<string, unknown>): void {
-    const { meta } = filesOf(id);
-    const m = JSON.parse(readFileSync(meta, 'utf8')) as Record<string, unknown>;
-    writeFileAtomic(meta, `${JSON.stringify({ ...m, ...fields }, null, 2)}\n`, 0o600);
-  }
-
-  function list(actor: Actor, stack?: string): BackupT[] {
-    requireRole(actor, 'viewer', 'the backups');
-    return records(stack);
-  }
-
-  /** Every backup in BACKUP_DIR (of one app), newest first. */
-  function records(stack?: string): BackupT[] {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    const ids = new Set(names.map(files.idOf).filter((id): id is string => id !== null && BACKUP_ID.test(id)));
-    return [...ids]
-      .map(readRecord)
-      .filter((b): b is BackupT => b !== null && (!stack || b.stack === stack))
-      .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
-  }
-
-  function get(id: string): BackupT {
-    if (!BACKUP_ID.test(id)) throw notFound('backup', id);
-    const b = readRecord(id);
-    if (!b || !existsSync(filesOf(id).archive)) throw notFound('backup', id);
-    return b;
-  }
-
-  function disk(): DiskStateT {
-    mkdirSync(dir, { recursive: true });
-    const s = statfsSync(dir);
-    const total = s.blocks * s.bsize;
-    const free = s.bavail * s.bsize;
-    return {
-      path: dir,
-      total,
-      free,
-      used_pct: total > 0 ? Math.round(((total - free) / total) * 1000) / 10 : 0,
-      warn_pct: d.settings.warnPct(),
-      min_free_gb: d.settings.minFreeGb(),
-    };
-  }
-
-  /** SPEC Limits: refused before writing when the backup would leave less than DISK_MIN_FREE_GB free. */
-  function checkSpace(stack: string, stackDir: string): void {
-    const appdata = d.settings.appdata() ? bytesBelow(join(d.settings.dataDir, stack)) : 0;
-    const needed = bytesBelow(stackDir) + appdata;
-    const state = disk();
-    const keep = d.settings.minFreeGb() * GB;
-    if (state.free - needed < keep) {
-      const gb = (n: number) => `${(n / GB).toFixed(2)} GB`;
-      throw new AppError(
-        'disk_full',
-        `not enough disk space for a backup of '${stack}': it needs up to ${gb(needed)}, ${gb(state.free)} is free in ${dir} and ${gb(keep)} must stay free (DISK_MIN_FREE_GB)`,
-        { params: { stack, needed, free: state.free, min_free: keep } },
-      );
-    }
-  }
-
-  function newId(stack: string): string {
-    // Free in every kind: an id names one backup, whichever compression it has.
-    const base = `${stack}-${stamp(d.clock())}`;
-    if (!files.find(base)) return base;
-    for (let n = 2; n < 1000; n++) {
-      const id = `${base}-${n}`;
-      if (!files.find(id)) return id;
-    }
-    throw new AppError('conflict', `too many backups of '${stack}' in one second`, { params: { stack } });
-  }
-
-  /**
-   * The backup itself, inside a job that holds the app's slot (its own, or an update's or delete's that backs up
-   * first). A stopped database is a warning; unreadable files are listed and the rest continues.
-   */
-  async function run(stack: string, reason: string, ctx: JobContext): Promise<BackupT> {
-    const loc = d.stacks.locate(stack);
-    checkSpace(stack, loc.dir);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const id = newId(stack);
-    // Read at each backup: a saved change applies to the next one.
-    const compression = d.settings.compression();
-    const target = files.of(id, compression);
-    const dbs = await d.stacks.databases(stack);
-    const dumps: { name: string; stream: () => Promise<NodeJS.ReadableStream> }[] = [];
-    const dumped: { service: string; kind: string }[] = [];
-    const pending: Promise<void>[] = [];
-    for (const db of dbs) {
-      if (!db.containerId) {
-        ctx.log(`warning: the ${db.kind} database of service '${db.service}' is stopped, so it was not dumped; its files are in the app data only`);
-        continue;
-      }
-      dumped.push({ service: db.service, kind: db.kind });
-      dumps.push({
-        name: `${db.service}.sql`,
-        stream: async () => {
-          const { stream, done } = await db.dump();
-          pending.push(done);
-          return stream;
-        },
-      });
-    }
-    const appdataDir = d.settings.appdata() && !loc.adopted ? join(d.settings.dataDir, stack) : null;
-    const meta = { stack, id, created_at: d.clock().toISOString(), reason, appdata: appdataDir !== null, databases: dumped, adopted: loc.adopted };
-    ctx.log(
-      `backing up '${stack}' to ${target.archive}${appdataDir ? ' with its app data' : ''}${dumped.length ? `, dumping ${dumped.map((x) => x.service).join(', ')}` : ''}`,
-    );
-    const written = await d.archive.write({
-      dest: target.archive,
-      stackDir: loc.dir,
-      appdataDir: appdataDir && existsSync(appdataDir) ? appdataDir : null,
-      dumps,
-      meta,
-      compression,
-      onSkip: (path, why) => ctx.log(`skipped ${path}: ${why}`),
-    });
-    await Promise.all(pending);
-    ctx.progress(0.7);
-    const check = await d.archive.verify(target.archive);
-    annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
-    ctx.log(check.ok ? 'the archive was read back and every entry matches its checksum' : `verification failed: ${check.problems.join('; ')}`);
-    // Asks for the archive_unreadable message (a scheduled round's are sent as one for the round).
-    if (!check.ok)
-      d.events.emit({ type: 'backup.verified', actor: null, source: 'backups', target: stack, status: 'failed', detail: { id, job: ctx.id, reason } });
-    if (written.skipped.length > 0) ctx.log(`${written.skipped.length} file(s) could not be read and are listed in the backup`);
-    await copyOffsite(id, ctx);
-    prune(stack, ctx);
-    return get(id);
-  }
-
-  async function copyOffsite(id: string, ctx: JobContext): Promise<void> {
-    const target = d.settings.offsiteDir().trim();
-    if (!target) return;
-    try {
-      const f = filesOf(id);
-      mkdirSync(target, { recursive: true });
-      const size = lstatSync(f.archive).size + lstatSync(f.meta).size;
-      const s = statfsSync(target);
-      if (s.bavail * s.bsize < size) throw new Error(`${target} has ${s.bavail * s.bsize} bytes free and the backup needs ${size}`);
-      for (const p of [f.archive, f.meta]) {
-        const tmp = join(target, `.${basename(p)}.${randomBytes(4).toString('hex')}.tmp`);
-        await copyFile(p, tmp);
-        renameSync(tmp, join(target, basename(p)));
-      }
-      annotate(id, { offsite: join(target, basename(f.archive)) });
-      ctx.log(`copied to ${target}`);
-    } catch (err) {
-      annotate(id, { offsite: `not copied: ${errorMessage(err)}` });
-      ctx.log(`warning: the offsite copy to ${target} failed: ${errorMessage(err)}`);
-    }
-  }
-
-  /** Retention by count and age per app; the newest backup of an app always stays. */
-  function prune(stack: string, ctx: JobContext | null): string[] {
-    const { count, days } = d.settings.retention();
-    const mine = records(stack);
-    const now = d.clock().getTime();
-    const gone: string[] = [];
-    mine.forEach((b, i) => {
-      if (i === 0) return;
-      const tooMany = count > 0 && i >= count;
-      const tooOld = days > 0 && now - Date.parse(b.created_at) > days * 86_400_000;
-      if (!tooMany && !tooOld) return;
-      removeFiles(b.id);
-      gone.push(b.id);
-      ctx?.log(`removed ${b.id} (retention: ${tooMany ? `more than ${count} kept` : `older than ${days} days`})`);
-    });
-    return gone;
-  }
-
-  /** A backup job; `made` hears of the backup once written (a scheduled round collects the unreadable ones). */
-  function create(actor: Actor, stack: string, reason = 'manual', made?: (b: BackupT) => void): JobT {
-    requireRole(actor, 'operator', 'backing up');
-    const loc = d.stacks.locate(stack);
-    // Refused before the job and before writing anything (507 naming the sizes).
-    checkSpace(stack, loc.dir);
-    return d.jobs.start({ kind: 'backup.create', stack, actor }, async (ctx) => {
-      try {
-        const b = await run(stack, reason, ctx);
-        d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
-        made?.(b);
-      } catch (err) {
-        d.events.emit({
-          type: 'backup.failed',
-          actor,
-          source: 'backups',
-          target: stack,
-          status: 'failed',
-          detail: { reason, error: errorMessage(err), job: ctx.id },
-        });
-        throw err;
-      }
-    });
-  }
-
-  /** A backup first (before update or delete): a failure is a warning and the action goes on. */
-  async function backupFirst(stack: string, reason: string, ctx: JobContext, actor: Actor | null): Promise<void> {
-    try {
-      const b = await run(stack, reason, ctx);
-      d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
-    } catch (err) {
-      ctx.log(`warning: the backup before ${reason} failed (${errorMessage(err)}); going on without it`);
-      d.events.emit({
-        type: 'backup.failed',
-        actor,
-        source: 'backups',
-        target: stack,
-        status: 'failed',
-        detail: { reason, error: errorMessage(err), job: ctx.id },
-      });
-    }
-  }
-
-  function verify(actor: Actor, id: string): JobT {
-    requireRole(actor, 'operator', 'verifying a backup');
-    const b = get(id);
-    return d.jobs.start({ kind: 'backup.verify', stack: null, actor }, async (ctx) => {
-      const r = await d.archive.verify(filesOf(id).archive);
-      annotate(id, { verified: r.ok, verified_at: d.clock().toISOString() });
-      d.events.emit({ type: 'backup.verified', actor, source: 'backups', target: b.stack, status: r.ok ? 'ok' : 'failed', detail: { id, job: ctx.id } });
-      if (!r.ok) throw new AppError('validation', `backup ${id} failed verification: ${r.problems.join('; ')}`, { params: { id } });
-      ctx.log(`backup ${id} verified: every entry matches its checksum`);
-    });
-  }
-
-  function download(actor: Actor, id: string): { stream: NodeJS.ReadableStream; name: string; size: number; type: string } {
-    // The archive holds `.env` with the app's secrets in clear: like the credentials view, admins only.
-    requireRole(actor, 'admin', 'downloading a backup');
-    const b = get(id);
-    const f = filesOf(id);
-    return { stream: createReadStream(f.archive), name: basename(f.archive), size: b.size, type: ARCHIVE_TYPE[f.kind] };
-  }
-
-  /** Archive and metadata of a backup, of whichever kind it is. */
-  function removeFiles(id: string): void {
-    const f = files.find(id);
-    if (!f) return;
-    rmSync(f.archive, { force: true });
-    rmSync(f.meta, { force: true });
-  }
-
-  function remove(actor: Actor, id: string): void {
-    requireRole(actor, 'operator', 'deleting a backup');
-    const b = get(id);
-    removeFiles(id);
-    d.events.emit({ type: 'backup.deleted', actor, source: 'backups', target: b.stack, status: 'ok', detail: { id } });
-  }
-
-  const { restore, restoreResolver } = createRestore(d, { get, archiveOf: (id) => filesOf(id).archive, annotate });
-  const { beforeChange, loadDumps } = createChangeBackup(d, { run, get, archiveOf: (id) => filesOf(id).archive });
+  const s: BackupsCore = { d, dir: d.settings.backupDir, files: backupFiles(d.settings.backupDir) };
+  const archiveOf = (id: string) => filesOf(s, id).archive;
+  const getOne = (id: string) => get(s, id);
+  const { restore, restoreResolver } = createRestore(d, { get: getOne, archiveOf, annotate: (id, fields) => annotate(s, id, fields) });
+  const runOne = (stack: string, reason: string, ctx: JobContext) => run(s, stack, reason, ctx);
+  const { beforeChange, loadDumps } = createChangeBackup(d, { run: runOne, get: getOne, archiveOf });
 
   return {
-    list,
-    get,
-    disk,
-    create,
-    backupFirst,
+    list: (actor: Actor, stack?: string) => list(s, actor, stack),
+    get: getOne,
+    disk: () => disk(s),
+    create: (actor: Actor, stack: string, reason?: string, made?: (b: BackupT) => void) => create(s, actor, stack, reason, made),
+    backupFirst: (stack: string, reason: string, ctx: JobContext, actor: Actor | null) => backupFirst(s, stack, reason, ctx, actor),
     beforeChange,
     loadDumps,
-    verify,
-    download,
-    remove,
+    verify: (actor: Actor, id: string) => verify(s, actor, id),
+    download: (actor: Actor, id: string) => download(s, actor, id),
+    remove: (actor: Actor, id: string) => remove(s, actor, id),
     restore,
-    prune,
-    run,
+    prune: (stack: string, ctx: JobContext | null) => prune(s, stack, ctx),
+    run: runOne,
     resolvers: { 'backup.restore': restoreResolver },
   };
 }
