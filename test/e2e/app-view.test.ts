@@ -282,7 +282,7 @@ describe('the view of one app, as a viewer', () => {
     const text = viewer.getByRole('textbox', { name: 'Compose file' });
     await eventually(async () => assert.equal(await text.inputValue(), composeBefore));
     assert.equal(await text.getAttribute('readonly'), '');
-    await visible(viewer.getByText(/Only admins can change this file\./));
+    await visible(viewer.getByText(/Only operators and admins can change this file\./));
     await hasCount(viewer.getByRole('button', { name: 'Save', exact: true }), 0);
     await hasCount(viewer.getByRole('heading', { name: '.env file' }), 0);
     await hasCount(viewer.getByRole('heading', { name: 'Snapshots' }), 0);
