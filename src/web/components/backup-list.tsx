@@ -1,7 +1,8 @@
 import { useId, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
 import { getLang, isMessageKey, t } from '../i18n.ts';
-import { formatBytes, formatWhen } from './backup-format.ts';
+import { Facts, Skipped, Verified } from './backup-facts.tsx';
+import { formatWhen } from './backup-format.ts';
 import { type BackupT, deleteBackup, downloadHref, restoreBackup, verifyBackup } from './backups-api.ts';
 import { Confirm } from './confirm.tsx';
 import { ErrorMessage } from './error-message.tsx';
@@ -80,16 +81,14 @@ interface ItemProps {
   onDeleted: () => void;
 }
 
-function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored, onDeleted }: ItemProps) {
-  const heading = useId();
-  const [asking, setAsking] = useState<'restore' | 'delete' | null>(null);
+type Asking = 'restore' | 'delete' | null;
+
+/** One backup's actions and their state: the question open, the job running, the refusal. */
+function useBackupItem(b: BackupT, { onChanged, onRestored, onDeleted }: Pick<ItemProps, 'onChanged' | 'onRestored' | 'onDeleted'>) {
+  const [asking, setAsking] = useState<Asking>(null);
   const [run, setRun] = useState<Running | null>(null);
   const action = useAction((work: () => Promise<void>) => work());
-  const { busy, error } = action;
-  const time = when(b.created_at);
-  const names = { name: b.stack, time };
-  const working = busy || (run !== null && run.ended === null);
-  const outside = outsidePaths(error);
+  const working = action.busy || (run !== null && run.ended === null);
 
   const act = async (work: () => Promise<void>) => {
     if (!working) await action.run(work);
@@ -111,6 +110,15 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
     onChanged();
     if (run?.kind === 'restore') onRestored?.(job);
   };
+  return { asking, setAsking, run, action, working, outside: outsidePaths(action.error), start, remove, ended };
+}
+
+function BackupItem({ backup: b, canOperate, canDownload, ...on }: ItemProps) {
+  const heading = useId();
+  const { asking, setAsking, run, action, working, outside, start, remove, ended } = useBackupItem(b, on);
+  const { busy, error } = action;
+  const time = when(b.created_at);
+  const names = { name: b.stack, time };
 
   return (
     <li class="backup" aria-labelledby={heading} data-backup={b.id}>
@@ -122,42 +130,15 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
       <Facts b={b} />
       <Skipped b={b} />
       {canOperate && (
-        <div class="backup-actions">
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-disabled={working}
-            aria-label={t('backups.verify_label', names)}
-            onClick={() => void start('verify')}
-          >
-            {t('backups.verify')}
-          </button>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-disabled={working}
-            aria-expanded={asking === 'restore'}
-            aria-label={t('backups.restore_label', names)}
-            onClick={() => !working && setAsking(asking === 'restore' ? null : 'restore')}
-          >
-            {t('backups.restore')}
-          </button>
-          {canDownload && (
-            <a class="btn btn-small" href={downloadHref(b.id)} download={b.file} aria-label={t('backups.download_label', names)}>
-              {t('backups.download')}
-            </a>
-          )}
-          <button
-            type="button"
-            class="btn btn-small btn-danger-quiet"
-            aria-disabled={working}
-            aria-expanded={asking === 'delete'}
-            aria-label={t('backups.delete_label', names)}
-            onClick={() => !working && setAsking(asking === 'delete' ? null : 'delete')}
-          >
-            {t('backups.delete')}
-          </button>
-        </div>
+        <BackupActions
+          b={b}
+          names={names}
+          working={working}
+          asking={asking}
+          canDownload={canDownload}
+          onVerify={() => void start('verify')}
+          onAsk={setAsking}
+        />
       )}
       {asking === 'restore' && !outside && (
         <Confirm
@@ -210,78 +191,50 @@ function BackupItem({ backup: b, canOperate, canDownload, onChanged, onRestored,
   );
 }
 
-function Verified({ b }: { b: BackupT }) {
-  const at = b.verified_at ? when(b.verified_at) : '';
-  if (b.verified === true)
-    return (
-      <span class="badge backup-verified" title={t('backups.verified_at', { time: at })}>
-        <span aria-hidden="true">✓ </span>
-        {t('backups.verified')}
-      </span>
-    );
-  if (b.verified === false)
-    return (
-      <span class="badge backup-unreadable" title={t('backups.verified_at', { time: at })}>
-        <span aria-hidden="true">✗ </span>
-        {t('backups.verify_failed')}
-      </span>
-    );
-  return <span class="badge backup-unverified">{t('backups.not_verified')}</span>;
+interface ActionsProps {
+  b: BackupT;
+  names: { name: string; time: string };
+  working: boolean;
+  asking: Asking;
+  canDownload: boolean;
+  onVerify: () => void;
+  onAsk: (asking: Asking) => void;
 }
 
-/** The server writes where the copy went, or `not copied: why`; null when no offsite folder is set. */
-function offsiteOf(offsite: string | null): { text: string; kind: 'none' | 'failed' | 'copied' } {
-  if (offsite === null) return { text: t('backups.offsite_none'), kind: 'none' };
-  const m = /^not copied:\s*(.*)$/s.exec(offsite);
-  if (m) return { text: t('backups.offsite_failed', { why: m[1] ?? '' }), kind: 'failed' };
-  return { text: t('backups.offsite_at', { path: offsite }), kind: 'copied' };
-}
-
-const OFFSITE_CLASS = { none: 'muted', failed: 'backup-warn', copied: 'backup-path' } as const;
-
-function Facts({ b }: { b: BackupT }) {
-  const offsite = offsiteOf(b.offsite);
-  const dbs = b.databases.map((d) => t('backups.database', { service: d.service, kind: d.kind })).join(', ');
+/** Verify, restore, download (admins) and delete; restore and delete open their question. */
+function BackupActions({ b, names, working, asking, canDownload, onVerify, onAsk }: ActionsProps) {
+  const toggle = (which: Exclude<Asking, null>) => !working && onAsk(asking === which ? null : which);
   return (
-    <dl class="backup-facts">
-      <div>
-        <dt>{t('backups.size')}</dt>
-        <dd>{formatBytes(b.size, getLang())}</dd>
-      </div>
-      <div>
-        <dt>{t('backups.databases')}</dt>
-        <dd>{dbs || <span class="muted">{t('backups.databases_none')}</span>}</dd>
-      </div>
-      <div>
-        <dt>{t('backups.appdata')}</dt>
-        <dd>{b.appdata ? t('backups.appdata_yes') : t('backups.appdata_no')}</dd>
-      </div>
-      <div class="backup-wide">
-        <dt>{t('backups.offsite')}</dt>
-        <dd class={OFFSITE_CLASS[offsite.kind]}>{offsite.text}</dd>
-      </div>
-      <div class="backup-wide">
-        <dt>{t('backups.id')}</dt>
-        <dd class="backup-path">{b.id}</dd>
-      </div>
-    </dl>
-  );
-}
-
-/** Files that could not be read: the rest was backed up; the list says which and why. */
-function Skipped({ b }: { b: BackupT }) {
-  if (b.skipped.length === 0) return null;
-  return (
-    <details class="backup-skipped">
-      <summary>{t('backups.skipped', { count: b.skipped.length })}</summary>
-      <ul>
-        {b.skipped.map((s) => (
-          <li key={s.path}>
-            <code>{s.path}</code> <span class="muted">{s.reason}</span>
-          </li>
-        ))}
-      </ul>
-    </details>
+    <div class="backup-actions">
+      <button type="button" class="btn btn-small" aria-disabled={working} aria-label={t('backups.verify_label', names)} onClick={onVerify}>
+        {t('backups.verify')}
+      </button>
+      <button
+        type="button"
+        class="btn btn-small"
+        aria-disabled={working}
+        aria-expanded={asking === 'restore'}
+        aria-label={t('backups.restore_label', names)}
+        onClick={() => toggle('restore')}
+      >
+        {t('backups.restore')}
+      </button>
+      {canDownload && (
+        <a class="btn btn-small" href={downloadHref(b.id)} download={b.file} aria-label={t('backups.download_label', names)}>
+          {t('backups.download')}
+        </a>
+      )}
+      <button
+        type="button"
+        class="btn btn-small btn-danger-quiet"
+        aria-disabled={working}
+        aria-expanded={asking === 'delete'}
+        aria-label={t('backups.delete_label', names)}
+        onClick={() => toggle('delete')}
+      >
+        {t('backups.delete')}
+      </button>
+    </div>
   );
 }
 

@@ -27,13 +27,11 @@ interface Props {
   filesVersion?: string | null | undefined;
 }
 
-/** One stack file as text: operators and admins edit and save (and apply), viewers read; secrets stay masked. */
-export function FileEditor({ name, file, editable, canReveal, onSaved, filesVersion }: Props) {
-  const id = useId();
+/** The file's text as read (`original`) and as edited (`text`); `.env` comes masked unless `reveal`. */
+function useFileText(name: string, file: StackFile) {
   const [original, setOriginal] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [loadError, setLoadError] = useState<unknown>(null);
-  const [result, setResult] = useState<Result>({ kind: 'idle' });
   // Secret values of `.env` arrive masked; showing them is an explicit (and audited) click.
   const [reveal, setReveal] = useState(false);
   const [masked, setMasked] = useState<string[]>([]);
@@ -55,26 +53,37 @@ export function FileEditor({ name, file, editable, canReveal, onSaved, filesVers
     };
   }, [name, file, reveal, reads]);
 
-  const dirty = original !== null && text !== original;
-  const busy = result.kind === 'saving' || (result.kind === 'saved' && result.job !== null && !ended(result.job));
-  const changedUnder = useFilesChange(filesVersion, dirty, () => {
+  /** The text the server answered to a save is on screen now; it answers `.env` masked again. */
+  const saved = (content: string) => {
+    setOriginal(content);
+    setText(content);
+    setReveal(false);
+  };
+  const reread = () => {
     setReveal(false);
     setReads((n) => n + 1);
-  });
+  };
+  return { original, text, setText, loadError, reveal, setReveal, masked, saved, reread };
+}
+
+type FileText = ReturnType<typeof useFileText>;
+
+/** Saving the edited text (and applying it), with the outcome to show; `revert` goes back to the saved text. */
+function useSave(name: string, file: StackFile, f: FileText, onSaved: () => void) {
+  const [result, setResult] = useState<Result>({ kind: 'idle' });
+  const dirty = f.original !== null && f.text !== f.original;
+  const busy = result.kind === 'saving' || (result.kind === 'saved' && result.job !== null && !ended(result.job));
 
   const save = async (apply: boolean) => {
     if (!dirty || busy) return;
     setResult({ kind: 'saving', apply });
     let snapshot: string;
     try {
-      const saved = await putStackFile(name, file, text);
-      setOriginal(saved.content);
-      setText(saved.content);
+      const saved = await putStackFile(name, file, f.text);
+      f.saved(saved.content);
       snapshot = saved.snapshot;
-      // The server answers `.env` masked again: what is on screen follows it.
-      setReveal(false);
     } catch (error) {
-      setResult({ kind: 'refused', error, sent: text });
+      setResult({ kind: 'refused', error, sent: f.text });
       return;
     }
     onSaved();
@@ -88,20 +97,30 @@ export function FileEditor({ name, file, editable, canReveal, onSaved, filesVers
 
   // Back to the saved text; a refusal of the discarded text no longer applies.
   const revert = () => {
-    if (original === null) return;
-    setText(original);
+    if (f.original === null) return;
+    f.setText(f.original);
     if (result.kind === 'refused') setResult({ kind: 'idle' });
   };
+  const jobEnded = (j: JobT) => setResult((r) => (r.kind === 'saved' && r.job?.id === j.id ? { ...r, job: j } : r));
+  return { result, dirty, busy, save, revert, jobEnded };
+}
+
+/** One stack file as text: operators and admins edit and save (and apply), viewers read; secrets stay masked. */
+export function FileEditor({ name, file, editable, canReveal, onSaved, filesVersion }: Props) {
+  const id = useId();
+  const f = useFileText(name, file);
+  const s = useSave(name, file, f, onSaved);
+  const changedUnder = useFilesChange(filesVersion, s.dirty, f.reread);
+  const { original, text } = f;
 
   const title = t(`appview.file.${file}.title`);
-  const refused = result.kind === 'refused';
   return (
     <section class="card appview-card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{title}</h2>
       <p class="muted small" id={`${id}-hint`}>
         {t(`appview.file.${file}.hint`)} {editable ? t('appview.file.not_applied') : t('appview.file.read_only')}
       </p>
-      <ErrorMessage error={loadError} />
+      <ErrorMessage error={f.loadError} />
       {changedUnder && (
         <div class="notice appview-changed" role="status">
           <p>{t('appview.file.changed_under')}</p>
@@ -110,25 +129,8 @@ export function FileEditor({ name, file, editable, canReveal, onSaved, filesVers
           </button>
         </div>
       )}
-      {masked.length > 0 && !reveal && (
-        <p class="appview-masked" role="note">
-          <span class="muted small">
-            {t('appview.file.env.masked', { count: masked.length })}
-            {!canReveal && ` ${t('appview.file.env.admins_reveal')}`}
-          </span>{' '}
-          {canReveal && (
-            <button type="button" class="btn btn-small btn-quiet" aria-disabled={dirty} onClick={() => !dirty && setReveal(true)}>
-              {t('appview.file.env.reveal')}
-            </button>
-          )}
-        </p>
-      )}
-      {file === 'compose' && !canReveal && original?.includes(MASK) && (
-        <p class="appview-masked muted small" role="note">
-          {t('appview.file.compose.masked')}
-        </p>
-      )}
-      {original === null && !loadError && (
+      <MaskedNote file={file} f={f} canReveal={canReveal} dirty={s.dirty} />
+      {original === null && !f.loadError && (
         <p class="muted" role="status">
           {t('appview.file.loading')}
         </p>
@@ -148,40 +150,72 @@ export function FileEditor({ name, file, editable, canReveal, onSaved, filesVers
             spellcheck={false}
             autocapitalize="off"
             autocomplete="off"
-            aria-invalid={refused ? 'true' : undefined}
+            aria-invalid={s.result.kind === 'refused' ? 'true' : undefined}
             aria-describedby={`${id}-hint ${id}-count`}
-            onInput={(e) => setText(e.currentTarget.value)}
+            onInput={(e) => f.setText(e.currentTarget.value)}
           />
-          <p class="appview-editor-bar">
-            <span class="muted small" id={`${id}-count`}>
-              {t('appview.file.lines', { count: lineCount(text) })}
-              {dirty && <strong class="appview-dirty"> · {t('appview.file.unsaved')}</strong>}
-            </span>
-            {editable && (
-              <span class="appview-editor-buttons">
-                {dirty && (
-                  <button type="button" class="btn btn-small btn-quiet" onClick={revert}>
-                    {t('appview.file.revert')}
-                  </button>
-                )}
-                <button type="button" class="btn btn-small" aria-disabled={!dirty || busy} onClick={() => void save(false)}>
-                  {result.kind === 'saving' && !result.apply ? t('appview.file.saving') : t('appview.file.save')}
-                </button>
-                <button type="button" class="btn btn-small btn-primary" aria-disabled={!dirty || busy} onClick={() => void save(true)}>
-                  {result.kind === 'saving' && result.apply ? t('appview.file.saving') : t('appview.file.save_apply')}
-                </button>
-              </span>
-            )}
-          </p>
-          <SaveOutcome
-            name={name}
-            file={file}
-            result={result}
-            onJobEnd={(j) => setResult((r) => (r.kind === 'saved' && r.job?.id === j.id ? { ...r, job: j } : r))}
-          />
+          <EditorBar countId={`${id}-count`} text={text} editable={editable} save={s} />
+          <SaveOutcome name={name} file={file} result={s.result} onJobEnd={s.jobEnded} />
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * What is masked: `.env`'s hidden values with "Show secrets" for an admin, and for everyone else a compose file that
+ * shows secrets masked.
+ */
+function MaskedNote({ file, f, canReveal, dirty }: { file: StackFile; f: FileText; canReveal: boolean; dirty: boolean }) {
+  if (file === 'compose') {
+    if (canReveal || !f.original?.includes(MASK)) return null;
+    return (
+      <p class="appview-masked muted small" role="note">
+        {t('appview.file.compose.masked')}
+      </p>
+    );
+  }
+  if (f.masked.length === 0 || f.reveal) return null;
+  return (
+    <p class="appview-masked" role="note">
+      <span class="muted small">
+        {t('appview.file.env.masked', { count: f.masked.length })}
+        {!canReveal && ` ${t('appview.file.env.admins_reveal')}`}
+      </span>{' '}
+      {canReveal && (
+        <button type="button" class="btn btn-small btn-quiet" aria-disabled={dirty} onClick={() => !dirty && f.setReveal(true)}>
+          {t('appview.file.env.reveal')}
+        </button>
+      )}
+    </p>
+  );
+}
+
+/** The line count with "unsaved changes", and for those who edit: undo, save, save and apply. */
+function EditorBar({ countId, text, editable, save: s }: { countId: string; text: string; editable: boolean; save: ReturnType<typeof useSave> }) {
+  const { result, dirty, busy } = s;
+  return (
+    <p class="appview-editor-bar">
+      <span class="muted small" id={countId}>
+        {t('appview.file.lines', { count: lineCount(text) })}
+        {dirty && <strong class="appview-dirty"> · {t('appview.file.unsaved')}</strong>}
+      </span>
+      {editable && (
+        <span class="appview-editor-buttons">
+          {dirty && (
+            <button type="button" class="btn btn-small btn-quiet" onClick={s.revert}>
+              {t('appview.file.revert')}
+            </button>
+          )}
+          <button type="button" class="btn btn-small" aria-disabled={!dirty || busy} onClick={() => void s.save(false)}>
+            {result.kind === 'saving' && !result.apply ? t('appview.file.saving') : t('appview.file.save')}
+          </button>
+          <button type="button" class="btn btn-small btn-primary" aria-disabled={!dirty || busy} onClick={() => void s.save(true)}>
+            {result.kind === 'saving' && result.apply ? t('appview.file.saving') : t('appview.file.save_apply')}
+          </button>
+        </span>
+      )}
+    </p>
   );
 }
 
