@@ -189,7 +189,7 @@ describe('the view of one app, as an admin', () => {
 
   test('the .env editor refuses a line without “=”, naming it; the file is unchanged and private', async () => {
     const env = region(page, '.env file');
-    await visible(env.getByText(/on disk the file stays readable by Kade only/));
+    await visible(env.getByText(/On disk the file stays readable by Kade only\./));
     const text = env.getByRole('textbox', { name: '.env file' });
     const envBefore = stackFile('.env');
     assert.ok(envBefore.includes(SECRET));
