@@ -1,15 +1,22 @@
-import ts from 'typescript';
-import { readFileSync } from 'node:fs';
 import { execSync } from 'node:child_process';
-const files = execSync("git ls-files 'src/**/*.ts' 'src/**/*.tsx'", { encoding: 'utf8' }).trim().split('\n').filter((f) => !f.includes('.test.'));
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+
+const files = execSync("git ls-files 'src/**/*.ts' 'src/**/*.tsx'", { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .filter((f) => !f.includes('.test.'));
 const out = [];
 for (const f of files) {
   const text = readFileSync(f, 'utf8');
   const sf = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true, f.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const visit = (n) => {
     if (ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isMethodDeclaration(n)) {
-      const a = sf.getLineAndCharacterOfPosition(n.getStart()).line, b = sf.getLineAndCharacterOfPosition(n.getEnd()).line;
-      let name = n.name?.getText?.() ?? (ts.isVariableDeclaration(n.parent) ? n.parent.name.getText() : ts.isPropertyAssignment(n.parent) ? n.parent.name.getText() : '(anon)');
+      const a = sf.getLineAndCharacterOfPosition(n.getStart()).line,
+        b = sf.getLineAndCharacterOfPosition(n.getEnd()).line;
+      const name =
+        n.name?.getText?.() ??
+        (ts.isVariableDeclaration(n.parent) ? n.parent.name.getText() : ts.isPropertyAssignment(n.parent) ? n.parent.name.getText() : '(anon)');
       out.push([b - a + 1, `${f}:${a + 1} ${name}`]);
     }
     ts.forEachChild(n, visit);

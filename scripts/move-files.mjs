@@ -2,11 +2,14 @@
 // Usage: node scripts/move-files.mjs old=new [old=new ...]   (paths from the repo root; tests beside them are not implied)
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 
 const root = process.cwd();
 const moves = new Map(process.argv.slice(2).map((a) => a.split('=').map((p) => resolve(root, p))));
-const files = execSync('git ls-files -- "*.ts" "*.tsx" "*.mjs" "*.js"', { encoding: 'utf8' }).trim().split('\n').map((f) => resolve(root, f));
+const files = execSync('git ls-files -- "*.ts" "*.tsx" "*.mjs" "*.js"', { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .map((f) => resolve(root, f));
 const SPEC = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bmock\.module\(\s*|new URL\(\s*)(['"])(\.{1,2}\/[^'"]+)\2/g;
 const where = (p) => moves.get(p) ?? p;
 for (const file of files) {

@@ -176,7 +176,13 @@ function balance(files, laneCount) {
   const recorded = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
   const folderOf = (f) => f.split('/').slice(0, 2).join('/');
   const median = (xs) => (xs.length ? xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 10);
-  const guess = (f) => recorded[f] ?? median(Object.entries(recorded).filter(([g]) => folderOf(g) === folderOf(f)).map(([, t]) => t));
+  const guess = (f) =>
+    recorded[f] ??
+    median(
+      Object.entries(recorded)
+        .filter(([g]) => folderOf(g) === folderOf(f))
+        .map(([, t]) => t),
+    );
   const lanes = Array.from({ length: laneCount }, () => ({ files: [], total: 0 }));
   for (const f of [...files].sort((a, b) => guess(b) - guess(a))) {
     const lane = lanes.reduce((least, l) => (l.total < least.total ? l : least));

@@ -9,8 +9,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { TemplateFileT } from '../../shared/template.ts';
 import { AppError, errorMessage } from '../core/errors.ts';
 import type { Engine } from '../engine/engine.ts';
-import { environmentOf, findDatabaseServices } from '../stacks/use-cases/db-password.ts';
 import type { StackMetaT } from '../stacks/store/stack-files.ts';
+import { environmentOf, findDatabaseServices } from '../stacks/use-cases/db-password.ts';
 import {
   allowConnections,
   credentialsOf,

@@ -8,9 +8,9 @@ import type { Actor, DomainEvent } from '../../core/events.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
 import { createFakeCompose, type FakeCompose } from '../../engine/fake-compose.ts';
 import { createFakeEngine } from '../../engine/fake-engine.ts';
-import { createComposeGate } from './compose-gate.ts';
 import { diskIO } from '../store/disk-io.ts';
 import { createSeals } from '../store/file-seal.ts';
+import { createComposeGate } from './compose-gate.ts';
 
 const admin: Actor = { user: 'ada', role: 'admin', ip: '' };
 const operator: Actor = { user: 'otto', role: 'operator', ip: '' };

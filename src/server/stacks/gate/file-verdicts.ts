@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { Compose } from '../../engine/compose.ts';
 import type { BindRules } from '../../settings/bind-rules.ts';
-import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 import type { PrivilegedPolicy } from '../policy/compose-policy.ts';
-import { createStackDirs, type StackDirs } from '../store/stack-dir.ts';
 import { diskIO } from '../store/disk-io.ts';
 import { createSeals } from '../store/file-seal.ts';
+import { createStackDirs, type StackDirs } from '../store/stack-dir.ts';
+import { type ComposeGate, createComposeGate } from './compose-gate.ts';
 
 export interface RefusedFiles {
   name: string;

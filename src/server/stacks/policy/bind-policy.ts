@@ -9,8 +9,8 @@ import { allowedDirs, type BindRules, type BindScope, ownDataDir, sockets, spell
 import { realPathOf } from '../../settings/path-check.ts';
 import { type HostSource, hostSources } from '../../templates/compose-sources.ts';
 import { allFields } from '../../templates/render.ts';
-import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 import { COMPOSE_NAMES, ENV_FILE } from '../store/stack-files.ts';
+import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
 
 /**
  * The bind-path policy: an allow list. A host path an app may use (bind source, device, a file compose reads)

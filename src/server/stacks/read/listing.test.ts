@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ContainerSummary } from '../../engine/engine.ts';
 import { createFakeEngine } from '../../engine/fake-engine.ts';
-import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
-import { createStackDirs } from '../store/stack-dir.ts';
 import { diskIO } from '../store/disk-io.ts';
+import { createStackDirs } from '../store/stack-dir.ts';
+import { groupByStack, presentStack, sharedListing, stackNames, statusOf } from './listing.ts';
 
 const c = (service: string, state: string, extra: Partial<ContainerSummary> = {}): ContainerSummary => ({
   id: `${service}-${state}`,

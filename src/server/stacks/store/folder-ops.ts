@@ -3,11 +3,11 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Actor } from '../../core/events.ts';
 import { failpoint } from '../../core/failpoint.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
-import type { StackDirsAll, StackLocation } from './stack-dir.ts';
-import { COMPOSE_FILE, ENV_FILE, META_FILE } from './stack-files.ts';
 import type { Seals } from './file-seal.ts';
 import type { FolderIO } from './folder-io.ts';
 import type { Snapshots } from './snapshots.ts';
+import type { StackDirsAll, StackLocation } from './stack-dir.ts';
+import { COMPOSE_FILE, ENV_FILE, META_FILE } from './stack-files.ts';
 
 /** What the store's operations share (stack-store.ts builds it once). */
 export interface StoreParts {

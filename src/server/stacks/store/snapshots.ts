@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { SnapshotT } from '../../../shared/stack-config.ts';
 import { notFound } from '../../core/errors.ts';
 import { failpoint } from '../../core/failpoint.ts';
-import type { StackLocation } from './stack-dir.ts';
-import { COMPOSE_NAMES } from './stack-files.ts';
 import type { Seals } from './file-seal.ts';
 import type { FileWrite, FolderIO } from './folder-io.ts';
+import type { StackLocation } from './stack-dir.ts';
+import { COMPOSE_NAMES } from './stack-files.ts';
 
 /** How many snapshots of one app are kept; older ones are removed when a new one is taken. */
 export const SNAPSHOTS_KEPT = 20;

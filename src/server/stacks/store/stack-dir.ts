@@ -2,8 +2,8 @@ import { join, resolve } from 'node:path';
 import { isSafeName } from '../../../shared/names.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
-import { COMPOSE_NAMES, ENV_FILE, META_FILE, StackMeta, type StackMetaT } from './stack-files.ts';
 import type { FolderIO } from './folder-io.ts';
+import { COMPOSE_NAMES, ENV_FILE, META_FILE, StackMeta, type StackMetaT } from './stack-files.ts';
 
 /**
  * Where one app's files are. An installed app is a folder under LIBRARY_DIR holding compose file,

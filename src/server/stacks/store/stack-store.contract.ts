@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { AppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
-import { emptyMeta } from './stack-files.ts';
 import type { FolderIO } from './folder-io.ts';
 import { SNAPSHOTS_KEPT } from './snapshots.ts';
+import { emptyMeta } from './stack-files.ts';
 import { type StackStore, stackStoreOn } from './stack-store.ts';
 
 /** A fresh, empty place for one case: the store's I/O and an absolute folder that exists in it. */

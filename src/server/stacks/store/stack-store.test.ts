@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AppError } from '../../core/errors.ts';
-import { emptyMeta } from './stack-files.ts';
 import { diskIO } from './disk-io.ts';
 import { memoryIO } from './memory-io.ts';
+import { emptyMeta } from './stack-files.ts';
 import { stackStoreContract } from './stack-store.contract.ts';
 import { stackStoreOn } from './stack-store.ts';
 

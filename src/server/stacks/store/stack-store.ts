@@ -3,12 +3,12 @@ import type { SnapshotT } from '../../../shared/stack-config.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
-import { createStackDirs, type StackLocation } from './stack-dir.ts';
-import { COMPOSE_FILE, parseComposeDoc } from './stack-files.ts';
 import { createSeals, type Seals } from './file-seal.ts';
 import type { FileWrite, FolderIO } from './folder-io.ts';
 import { adoptedFolders, folderEnds, folderSwap, MODES, newFolders, type StoreParts } from './folder-ops.ts';
 import { createSnapshots, type SnapshotKey } from './snapshots.ts';
+import { createStackDirs, type StackLocation } from './stack-dir.ts';
+import { COMPOSE_FILE, parseComposeDoc } from './stack-files.ts';
 
 /** New contents of an app's files by key; `null` removes the file (a rollback to "there was none"). */
 export type FileChanges = Partial<Record<SnapshotKey, string | Buffer | null>>;

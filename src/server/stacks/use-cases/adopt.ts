@@ -7,8 +7,8 @@ import type { Actor } from '../../core/events.ts';
 import { enforceCompose } from '../policy/bind-policy.ts';
 import { enforceComposePolicy } from '../policy/compose-policy.ts';
 import { parseEnv } from '../store/env-file.ts';
-import type { StackContext } from './stack-context.ts';
 import { emptyMeta, parseComposeDoc } from '../store/stack-files.ts';
+import type { StackContext } from './stack-context.ts';
 
 /** The project name compose gives a folder when the file names none: v2 keeps - and _, v1 drops them. */
 export function defaultProjectName(dir: string, variant: 'v1' | 'v2'): string {

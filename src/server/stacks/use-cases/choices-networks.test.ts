@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { StackMetaT } from '../store/stack-files.ts';
 import { applyChoices, applySubnets, projectNetworks, serviceJoins } from './choices.ts';
 import { adoptedOverride } from './connect.ts';
-import type { StackMetaT } from '../store/stack-files.ts';
 
 const meta = (services: StackMetaT['services'], networks: string[] = [], subnets?: Record<string, string>): StackMetaT => ({
   format: 1,
