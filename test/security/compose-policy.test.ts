@@ -184,12 +184,14 @@ describe('compose policy at every entry point', () => {
     }
   });
 
-  test(`compose editor: operators may not use it; an admin is refused every hazard but the powers an admin may grant`, async () => {
+  test(`compose editor: an operator is refused every hazard; an admin every hazard but the powers an admin may grant`, async () => {
     const dir = writeStack('editor-target', null);
     for (const h of HAZARDS) {
       const text = composeOf(h);
+      // Operators use the editor (issue #24 item 4), judged as themselves: powers are an admin's to grant.
       const op = await operator.put('/api/stacks/editor-target/compose', { content: text });
-      assertProblem(op, { status: 403, codes: ['forbidden'] }, `editor (operator) ${h.id}`);
+      assertProblem(op, EXPECT[h.kind], `editor (operator) ${h.id}`);
+      assert.equal(readFileSync(join(dir, 'docker-compose.yml'), 'utf8'), PLAIN, `editor (operator) ${h.id} changed the file`);
       const r = await admin.put('/api/stacks/editor-target/compose', { content: text });
       if (h.kind === 'power') {
         assert.equal(r.status, 200, `editor (admin) ${h.id}: ${JSON.stringify(r.body)}`);
@@ -216,12 +218,13 @@ describe('compose policy at every entry point', () => {
   test('snapshot restore: a snapshot of a hand-edited file with an ownership label is not brought back', async () => {
     const spoof = HAZARDS.find((h) => h.id === 'label-project') as Hazard;
     const dir = writeStack('restore-target', null, composeOf(spoof));
-    // Saving the .env keeps the files as they were (the hand-edited compose) as a snapshot.
-    assert.equal((await admin.put('/api/stacks/restore-target/env', { content: 'A=1\n' })).status, 200);
+    // Saving a new compose file keeps the files as they were (the hand-edited compose) as a snapshot. (Saving the .env
+    // no longer can: it is judged with the compose file it goes with, and the label refuses it.)
+    assertProblem(await admin.put('/api/stacks/restore-target/env', { content: 'A=1\n' }), EXPECT.label, '.env beside a compose file with an ownership label');
     const edited = await admin.put('/api/stacks/restore-target/compose', { content: PLAIN });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     const snaps = (await admin.get<{ id: string; reason: string }[]>('/api/stacks/restore-target/snapshots')).body;
-    const old = snaps.find((x) => x.reason === 'env_edit');
+    const old = snaps.find((x) => x.reason === 'compose_edit');
     assert.ok(old, JSON.stringify(snaps));
     const r = await admin.post(`/api/stacks/restore-target/snapshots/${old.id}/restore`, {});
     assertProblem(r, EXPECT.label, 'restore of a snapshot with an ownership label');
