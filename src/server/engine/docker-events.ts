@@ -52,6 +52,9 @@ export async function dockerContainerEvents(api: EngineApi, opts: { actions: str
   const stream = await api.stream('GET', '/events', {
     query: { filters: { type: ['container'], event: opts.actions, label: [COMPOSE_PROJECT_LABEL] }, since: opts.since },
   });
+  // A watch in the background never keeps the process alive: the HTTP server does that. A stream a stop raced past
+  // (seen under a busy engine: one open, unread, after close()) would otherwise hold an ended Kade forever.
+  stream.socket?.unref();
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   async function* events(): AsyncGenerator<ContainerEvent> {
     for await (const line of lines) {
