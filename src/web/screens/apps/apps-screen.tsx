@@ -51,7 +51,7 @@ export function AppsScreen({ user }: { user: UserT }) {
         </p>
       )}
       {stacks !== null && stacks.length > 0 && (
-        <ul class="stack-list" aria-label={t('apps.list_label')}>
+        <ul class="stack-list card" aria-label={t('apps.list_label')}>
           {stacks.map((s) => (
             <StackRow
               key={s.name}

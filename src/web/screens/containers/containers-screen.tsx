@@ -47,7 +47,7 @@ export function ContainersScreen({ user }: { user: UserT }) {
               <p>{t('containers.no_match')}</p>
             </div>
           ) : (
-            <ul class="ctr-list" aria-label={t('containers.list_label')}>
+            <ul class="ctr-list card" aria-label={t('containers.list_label')}>
               {shown.map((c) => (
                 <ContainerRow key={c.id} container={c} canOperate={canOperate} onChanged={reload} />
               ))}

@@ -36,7 +36,7 @@ export function JobsScreen({ user }: { user: UserT }) {
         </div>
       )}
       {j.jobs && j.jobs.length > 0 && (
-        <ul class="jobs-list" aria-label={t('jobs.list_label')}>
+        <ul class="jobs-list card" aria-label={t('jobs.list_label')}>
           {j.jobs.map((job) => (
             <JobRow key={job.id} job={job} admin={roleAllows(user.role, 'admin')} startOpen={job.id === j.open} />
           ))}

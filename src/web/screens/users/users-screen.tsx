@@ -38,7 +38,7 @@ export function UsersScreen({ user }: { user: UserT }) {
       </div>
       <LoadState error={error} loading={users === null} text={t('users.loading')} />
       {users !== null && (
-        <ul class="user-list" aria-label={t('users.list_label')}>
+        <ul class="user-list card" aria-label={t('users.list_label')}>
           {users.map((u) => (
             <UserRow key={u.name} entry={u} isMe={u.name === user.name} onDone={done} onStart={() => setNotice(null)} />
           ))}
