@@ -57,7 +57,7 @@ export function NetworkRow({ network: n, rights, onChanged }: Props) {
     });
 
   return (
-    <li class="net" aria-labelledby={heading} aria-busy={busy} data-network={n.name}>
+    <li class="net card" aria-labelledby={heading} aria-busy={busy} data-network={n.name}>
       <div class="net-head">
         <NetworkTitle n={n} heading={heading} />
         {rights.manage && (

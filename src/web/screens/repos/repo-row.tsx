@@ -58,7 +58,7 @@ export function RepoRow({ repo, rights, kadeVersion, job, onJob, onSaved, onDele
     });
 
   return (
-    <li class="repo" aria-labelledby={heading} aria-busy={busy}>
+    <li class="repo card" aria-labelledby={heading} aria-busy={busy}>
       <RepoHead
         repo={repo}
         rights={rights}

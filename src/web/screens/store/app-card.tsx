@@ -21,7 +21,7 @@ export function AppCard({ app, category, canInstall = false }: { app: StoreAppT;
   const description = getLang() === 'nl' && app.description_nl ? app.description_nl : app.description;
   const colour = category(app.categories[0] ?? '')?.color ?? FALLBACK_COLOUR;
   return (
-    <li class="store-card" aria-labelledby={headingId}>
+    <li class="store-card card" aria-labelledby={headingId}>
       <div class="store-card-head">
         {sameOrigin(app.icon) ? (
           <img class="store-avatar" src={app.icon} alt="" width={48} height={48} />
