@@ -18,6 +18,9 @@ export interface AppEnv {
 }
 
 /** The acting user of an authenticated route, with the client address captured now. */
+/** The host name the request came in on (an app's address is shown on it). */
+export const hostOf = (c: Context<AppEnv>): string => new URL(c.req.url).hostname;
+
 export function actorOf(c: Context<AppEnv>): Actor {
   const auth = c.get('auth');
   if (!auth) throw new Error('actorOf called on a route without authentication');

@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { JobAccepted, Stack } from '../../../shared/api.ts';
 import {
@@ -21,7 +20,7 @@ import {
   StackData,
 } from '../../../shared/stack-config.ts';
 import { AppError } from '../../core/errors.ts';
-import { type AppEnv, actorOf } from '../context.ts';
+import { type AppEnv, actorOf, hostOf } from '../context.ts';
 import { NameParam, optionalJsonBody, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -84,8 +83,6 @@ const acceptFiles = post('/api/stacks/{name}/files/accept', 'admin', {
 }).summary(
   "Accept the app's compose file and .env as they are now (an adopted app, or files edited by hand): judged first like a compose edit (host paths outside the app need confirm_outside_paths), then recorded as the files Kade runs; audited",
 );
-
-const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 
 export function stackConfigRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   app.openapi(config, (c) => c.json(s.stacks.config(actorOf(c), c.req.valid('param').name), 200));

@@ -1,9 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { z } from 'zod';
 import { JobAccepted, Stack, StackDetail } from '../../../shared/api.ts';
 import type { StackOp } from '../../stacks/stacks.service.ts';
-import { type AppEnv, actorOf } from '../context.ts';
+import { type AppEnv, actorOf, hostOf } from '../context.ts';
 import { NameParam, routeGroup } from '../route.ts';
 import type { Services } from '../services.ts';
 
@@ -20,8 +19,6 @@ const remove = del('/api/stacks/{name}', 'operator', {
 }).summary(
   'Remove an app: containers and folder; remove_data=1 also its app data (job); backup=1 backs it up first (a failed backup is a warning in the job log and the delete goes on)',
 );
-
-const hostOf = (c: Context<AppEnv>) => new URL(c.req.url).hostname;
 
 export function stacksRoutes(app: OpenAPIHono<AppEnv>, s: Services): void {
   // The same bytes for every answer while nothing changed (stacks.listJson); the document still declares the schema.
