@@ -176,18 +176,19 @@ function balance(files, laneCount) {
   const recorded = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, 'utf8')) : {};
   const folderOf = (f) => f.split('/').slice(0, 2).join('/');
   const median = (xs) => (xs.length ? xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 10);
-  const guess = (f) =>
+  const guessOf = (f) =>
     recorded[f] ??
     median(
       Object.entries(recorded)
         .filter(([g]) => folderOf(g) === folderOf(f))
         .map(([, t]) => t),
     );
+  const guess = new Map(files.map((f) => [f, guessOf(f)]));
   const lanes = Array.from({ length: laneCount }, () => ({ files: [], total: 0 }));
-  for (const f of [...files].sort((a, b) => guess(b) - guess(a))) {
+  for (const f of [...files].sort((a, b) => guess.get(b) - guess.get(a))) {
     const lane = lanes.reduce((least, l) => (l.total < least.total ? l : least));
     lane.files.push(f);
-    lane.total += guess(f);
+    lane.total += guess.get(f);
   }
   return lanes.map((l) => l.files.sort((a, b) => files.indexOf(a) - files.indexOf(b)));
 }
