@@ -9,7 +9,7 @@ import type { ExecStreamOptions } from '../engine/engine.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
 import { findDatabaseSecrets } from '../stacks/use-cases/db-password.ts';
 import { ownRoleLinesDropped, toolReason } from './dump-tools.ts';
-import { type DatabaseSpec, dumpDatabase, findDatabases, planDumps } from './dumps.ts';
+import { type DatabaseSpec, dumpDatabase, findDatabases, planDumps, waitUntilDumpable } from './dumps.ts';
 
 const nextcloud = parse(`
 services:
@@ -193,4 +193,27 @@ test('a dump that exits non-zero makes its stream fail and names the service; th
   assert.equal(err.message, "could not dump the PostgreSQL database of service 'db': exit code 1: pg_dumpall: error: query failed: password *** is wrong");
   assert.deepEqual(runs[0]?.cmd, ['pg_dumpall', '--clean', '--if-exists', '--no-password', '-U', 'app']);
   assert.deepEqual(runs[0]?.env, ['PGPASSWORD=pw-Secret-9']);
+});
+
+test('a database about to be dumped is given time to answer first; one that never answers is dumped anyway', async () => {
+  const spec: DatabaseSpec = { service: 'db', kind: 'postgres', user: 'app', password: 'pw-Secret-9', database: 'app' };
+  const engine = createFakeEngine();
+  engine.addImage('postgres:16');
+  await engine.startContainer(await engine.createContainer({ image: 'postgres:16', cmd: ['sleep', 'infinity'], name: 'c1' }));
+  let asked = 0;
+  // Not listening for the first two probes, as a server in its first-start setup.
+  engine.program('psql', (r) => {
+    asked += 1;
+    if (asked <= 2) return { exitCode: 2, stderr: 'psql: error: connection to server at "127.0.0.1", port 5432 failed: Connection refused\n' };
+    return { exitCode: 0, stdout: r.args.includes('127.0.0.1') ? '1\n' : '' };
+  });
+  await waitUntilDumpable(engine, 'c1', spec, { timeoutMs: 5_000, intervalMs: 1 });
+  assert.equal(asked, 3, 'asked until the first answer, and no more');
+  let refused = 0;
+  engine.program('psql', () => {
+    refused += 1;
+    return { exitCode: 2, stderr: 'psql: error: Connection refused\n' };
+  });
+  await waitUntilDumpable(engine, 'c1', spec, { timeoutMs: 50, intervalMs: 5 });
+  assert.ok(refused > 1, 'asked again until the deadline, then gave way to the dump without an error');
 });

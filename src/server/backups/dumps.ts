@@ -191,6 +191,25 @@ export async function waitUntilAnswers(
   spec: DatabaseSpec,
   opts: { timeoutMs: number; intervalMs?: number },
 ): Promise<void> {
+  await answers(engine, containerId, spec, { ...opts, streak: 2, fail: (why) => loadFailed(spec, why) });
+}
+
+/**
+ * Gives a database that is about to be dumped up to `timeoutMs` to answer once: one started a moment ago (an
+ * app backed up right after its install) may not listen yet, or still run its first-start setup. Never throws:
+ * past the deadline the dump goes ahead and its own failure, if any, says why (a server that takes no network
+ * connections by design never answers the probe).
+ */
+export async function waitUntilDumpable(engine: DumpEngine, containerId: string, spec: DatabaseSpec, opts: { timeoutMs: number; intervalMs?: number }): Promise<void> {
+  await answers(engine, containerId, spec, { ...opts, streak: 1, fail: (why) => dumpFailed(spec, why) }).catch(() => undefined);
+}
+
+async function answers(
+  engine: DumpEngine,
+  containerId: string,
+  spec: DatabaseSpec,
+  opts: { timeoutMs: number; intervalMs?: number; streak: number; fail: (why: string) => AppError },
+): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   let streak = 0;
   let last = 'no answer yet';
@@ -205,12 +224,12 @@ export async function waitUntilAnswers(
         last = r.exitCode === 0 ? 'the server does not accept network connections yet' : toolReason(r.stderr, [spec.password]);
       }
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw loadFailed(spec, err.message);
+      if (err instanceof AppError && err.code === 'not_found') throw opts.fail(err.message);
       streak = 0;
       last = reasonOf(err, spec);
     }
-    if (streak >= 2) return;
-    if (Date.now() >= deadline) throw loadFailed(spec, `the database did not answer within ${Math.round(opts.timeoutMs / 1000)} s: ${last}`);
+    if (streak >= opts.streak) return;
+    if (Date.now() >= deadline) throw opts.fail(`the database did not answer within ${Math.round(opts.timeoutMs / 1000)} s: ${last}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000));
   }
 }

@@ -2,10 +2,12 @@
 import { COMPOSE_SERVICE_LABEL, type Engine } from '../engine/engine.ts';
 import type { AppsForBackups } from '../stacks/stacks-core.ts';
 import type { BackupStacks, DatabaseTarget } from './backups.service.ts';
-import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers } from './dumps.ts';
+import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers, waitUntilDumpable } from './dumps.ts';
 
 /** SPEC Limits: a restored database gets this long to answer twice before its dump is loaded. */
 const ANSWER_TIMEOUT_MS = 180_000;
+/** A database about to be dumped gets this long to answer once (one just started may still be setting itself up). */
+const DUMPABLE_TIMEOUT_MS = 60_000;
 
 /** The backups' view of the apps: the stacks' port (stacks/stacks-core.ts) and each app's databases on the engine. */
 export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks {
@@ -28,7 +30,10 @@ export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks
           service: spec.service,
           kind: spec.kind,
           containerId: id,
-          dump: () => dumpDatabase(engine, id ?? '', spec),
+          async dump() {
+            await waitUntilDumpable(engine, id ?? '', spec, { timeoutMs: DUMPABLE_TIMEOUT_MS });
+            return dumpDatabase(engine, id ?? '', spec);
+          },
           async load(stream) {
             await waitUntilAnswers(engine, id ?? '', spec, { timeoutMs: ANSWER_TIMEOUT_MS });
             await loadDump(engine, id ?? '', spec, stream);
