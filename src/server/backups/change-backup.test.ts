@@ -27,7 +27,7 @@ async function text(stream: NodeJS.ReadableStream): Promise<string> {
   return out;
 }
 
-function setup(opts: { minFreeGb?: number; dbRuns?: boolean } = {}) {
+function setup(opts: { minFreeGb?: number; dbRuns?: boolean; unreadable?: boolean } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'kade-cb-'));
   const backupDir = join(root, 'backups');
   const stackDir = join(root, 'stacks', 'app');
@@ -48,7 +48,7 @@ function setup(opts: { minFreeGb?: number; dbRuns?: boolean } = {}) {
       writeFileSync(`${o.dest}.json`, JSON.stringify({ meta: o.meta, skipped: [] }));
       return { skipped: [] };
     },
-    verify: async () => ({ ok: true, problems: [] }),
+    verify: async () => (opts.unreadable ? { ok: false, problems: ['dumps/db.sql: checksum differs'] } : { ok: true, problems: [] }),
     async extract(path, target, only) {
       extracted.push({ only });
       mkdirSync(join(target, 'dumps'), { recursive: true });
@@ -157,6 +157,18 @@ test('a backup before a change that cannot be made is thrown, not passed over, a
   assert.deepEqual(
     s.seen.filter((e) => e.type.startsWith('backup.')).map((e) => [e.type, e.status, e.detail?.reason]),
     [['backup.failed', 'failed', 'reconfigure']],
+  );
+});
+
+test('a backup before a change that does not read back is thrown: no change goes ahead on it', async () => {
+  const s = setup({ unreadable: true });
+  const r = await s.inJob((ctx) => s.service.beforeChange('app', 'reconfigure', ctx, admin));
+  assert.equal(r.state, 'failed');
+  assert.match(r.error ?? '', /^the backup \S+ made before the reconfigure did not read back whole, so nothing was changed$/);
+  assert.ok(r.log.some((l) => l.includes('verification failed: dumps/db.sql: checksum differs')), r.log.join('\n'));
+  assert.deepEqual(
+    s.seen.filter((e) => e.type === 'backup.failed').map((e) => [e.status, e.detail?.reason]),
+    [['failed', 'reconfigure']],
   );
 });
 

@@ -33,6 +33,11 @@ export function createChangeBackup(d: BackupsDeps, r: ChangeBackupLookup) {
   async function beforeChange(stack: string, reason: string, ctx: JobContext, actor: Actor | null): Promise<BackupT> {
     try {
       const b = await r.run(stack, reason, ctx);
+      // A backup that does not read back could not put the databases back if the change fails: no change without one.
+      if (b.verified === false)
+        throw new AppError('archive_refused', `the backup ${b.id} made before the ${reason} did not read back whole, so nothing was changed`, {
+          params: { id: b.id, reason: 'unverified' },
+        });
       d.events.emit({ type: 'backup.created', actor, source: 'backups', target: stack, status: 'ok', detail: { id: b.id, reason } });
       ctx.log(`backup ${b.id} made before the ${reason}`);
       return b;
