@@ -8,7 +8,9 @@
 //                                 arguments starting with '-' go to `node --test`
 //
 // Env: KADE_TEST_NOCHECK=1 skips `npm run check`; KADE_TEST_NOBUILD=1 skips `npm run build`;
-// KADE_TEST_LANES=2 runs the engine and browser files in two lanes.
+// KADE_TEST_LANES=2 runs the engine and browser files in two lanes; KADE_TEST_IMAGES_DONE=<file> waits, before the
+// first of them, until that file exists and holds exit code 0 (.ci/run builds the test images meanwhile; its log
+// is KADE_TEST_IMAGES_LOG).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, constants, tmpdir } from 'node:os';
@@ -37,13 +39,24 @@ const ALONE = {
   'test/engine/host-checks.test.ts': 'reads every published port',
   'test/e2e/port-next-free.test.ts': 'reads every published port',
   'test/load/logs.test.ts': 'a load test',
-  'test/install/build.test.ts': 'installs Kade on the host',
-  'test/install/install.test.ts': 'installs Kade on the host',
   'test/faults/disk-full.test.ts': 'fills a disk',
-  'test/engine/self-update.test.ts': "Kade's own image and registry",
-  'test/e2e/self-update-flow.test.ts': "Kade's own image and registry",
-  'test/engine/entrypoint.test.ts': "Kade's own image",
-  'test/e2e/first-steps.test.ts': 'fixed ports of the README',
+};
+
+/**
+ * Files that may run beside the other lanes but not beside each other, and why: each group goes into one lane
+ * whole, in its usual order.
+ */
+const TOGETHER = {
+  "install Kade on the host (the account svc, Kade's image and its tags, the README's fixed ports)": [
+    'test/install/install.test.ts',
+    'test/install/build.test.ts',
+    'test/install/options.test.ts',
+    'test/engine/self-update.test.ts',
+    'test/e2e/self-update-flow.test.ts',
+    'test/engine/entrypoint.test.ts',
+    'test/e2e/first-steps.test.ts',
+    'test/scripts/examples-serve.test.ts',
+  ],
 };
 
 function walk(dir, out = []) {
@@ -129,6 +142,10 @@ for (const phase of phases) {
   // node --test given no files would look for test files itself.
   phase.lanes = phase.lanes.filter((list) => list.length > 0);
   if (phase.lanes.length === 0) continue;
+  if (phase.name !== 'unit' && !(await imagesReady())) {
+    code = 1;
+    break;
+  }
   const phaseCode = phase.lanes.length > 1 ? await runLanes(phase) : await nodeTest(phase.name, phase.lanes[0], phase.concurrency, { env: process.env });
   if (phaseCode !== 0 && code === 0) code = phaseCode;
 }
@@ -141,6 +158,21 @@ const measured = printTimes();
 if (process.env.KADE_TEST_RECORD === '1' && measured.length > 0) recordTimes(measured);
 console.log(`\n${count('pass')} passed, ${count('fail') + count('cancelled')} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);
+
+/** KADE_TEST_IMAGES_DONE: waits for the images built beside the unit tests; false (their log shown) when that failed. */
+async function imagesReady() {
+  const done = process.env.KADE_TEST_IMAGES_DONE;
+  if (!done) return true;
+  const start = Date.now();
+  if (!existsSync(done)) console.log(`\n== waiting for the test images (${process.env.KADE_TEST_IMAGES_LOG ?? done})`);
+  while (!existsSync(done)) await new Promise((r) => setTimeout(r, 1000));
+  const exit = readFileSync(done, 'utf8').trim();
+  if (Date.now() - start > 1000) console.log(`== test images ready after ${((Date.now() - start) / 1000).toFixed(1)}s of waiting`);
+  if (exit === '0') return true;
+  const log = process.env.KADE_TEST_IMAGES_LOG;
+  console.error(`\n== building the test images failed (exit ${exit})${log && existsSync(log) ? `:\n${readFileSync(log, 'utf8').slice(-8000)}` : ''}`);
+  return false;
+}
 
 /**
  * The run in phases: the unit tests side by side (no engine, no shared state); then every other file, in
@@ -183,12 +215,24 @@ function balance(files, laneCount) {
         .filter(([g]) => folderOf(g) === folderOf(f))
         .map(([, t]) => t),
     );
-  const guess = new Map(files.map((f) => [f, guessOf(f)]));
+  // A group of TOGETHER is one unit of its files' summed time; every other file a unit of its own.
+  const groupOf = new Map(Object.values(TOGETHER).flatMap((group) => group.map((f) => [f, group])));
+  const units = [];
+  const placed = new Set();
+  for (const f of files) {
+    const group = groupOf.get(f);
+    if (!group) units.push([f]);
+    else if (!placed.has(group)) {
+      placed.add(group);
+      units.push(files.filter((g) => groupOf.get(g) === group));
+    }
+  }
+  const guess = new Map(units.map((u) => [u, u.reduce((sum, f) => sum + guessOf(f), 0)]));
   const lanes = Array.from({ length: laneCount }, () => ({ files: [], total: 0 }));
-  for (const f of [...files].sort((a, b) => guess.get(b) - guess.get(a))) {
+  for (const u of [...units].sort((a, b) => guess.get(b) - guess.get(a))) {
     const lane = lanes.reduce((least, l) => (l.total < least.total ? l : least));
-    lane.files.push(f);
-    lane.total += guess.get(f);
+    lane.files.push(...u);
+    lane.total += guess.get(u);
   }
   return lanes.map((l) => l.files.sort((a, b) => files.indexOf(a) - files.indexOf(b)));
 }
