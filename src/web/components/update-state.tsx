@@ -3,6 +3,7 @@ import type { JobT, StackT, StackUpdateCheckT } from '../../shared/api.ts';
 import { t } from '../i18n.ts';
 import { ErrorMessage } from './error-message.tsx';
 import { formatAge } from './format-age.ts';
+import { formatDateTime } from './format-date-time.ts';
 import { JobProgress } from './job-progress.tsx';
 import { checkAllUpdates, checkStackUpdate } from './updates-api.ts';
 
@@ -14,7 +15,7 @@ export function UpdateState({ stack }: { stack: StackT }) {
   return (
     <>
       {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
-      <span class="update-age" title={new Date(at).toLocaleString()}>
+      <span class="update-age" title={formatDateTime(at)}>
         {t(`updates.checked.${stack.update}`, { age })}
       </span>
     </>

@@ -3,6 +3,7 @@ import type { JobT } from '../../../shared/api.ts';
 import type { SelfUpdateReason, SelfUpdateRunT, SelfUpdateStatusT } from '../../../shared/self-update.ts';
 import { Confirm } from '../../components/confirm.tsx';
 import { ErrorMessage } from '../../components/error-message.tsx';
+import { formatDateTime } from '../../components/format-date-time.ts';
 import { JobProgress } from '../../components/job-progress.tsx';
 import { type MessageKey, t } from '../../i18n.ts';
 import { getHealth, getSelfUpdate, startSelfRollback, startSelfUpdate } from './settings-api.ts';
@@ -116,7 +117,7 @@ export function SelfUpdatePanel({ channel }: { channel: string }) {
       {s?.check_error && <p class="self-update-reason">{t('selfupdate.check_error', { error: s.check_error })}</p>}
       {s?.last && (
         <p class={`self-update-last self-update-${s.last.state}`} role="status">
-          {lastText(s.last)} <span class="muted">({new Date(s.last.at).toLocaleString()})</span>
+          {lastText(s.last)} <span class="muted">({formatDateTime(s.last.at)})</span>
         </p>
       )}
       {s && !asking && <Buttons s={s} u={u} />}
@@ -166,7 +167,7 @@ function Facts({ s }: { s: SelfUpdateStatusT }) {
       {s.checked_at && (
         <>
           <dt>{t('selfupdate.checked_at')}</dt>
-          <dd>{new Date(s.checked_at).toLocaleString()}</dd>
+          <dd>{formatDateTime(s.checked_at)}</dd>
         </>
       )}
       {s.image && (
