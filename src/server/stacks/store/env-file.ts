@@ -185,28 +185,66 @@ function hidden(l: EnvLine, s: EnvSecrets): boolean {
   return s.values.some((v) => v.length >= MIN_INNER_SECRET && l.value.includes(v));
 }
 
-/**
- * The `.env` text with every hidden value (see `hidden`) replaced by ENV_MASK, and the keys it masked. Comments,
- * blank lines and other values stay as they are.
- */
-export function maskEnv(text: string, secretKeys: Iterable<string>): { content: string; masked: string[] } {
-  const s = envSecrets(text, secretKeys);
-  const masked: string[] = [];
-  const content = lines(text)
-    .map((l) => {
-      if (!hidden(l, s)) return l.raw;
-      masked.push(l.key as string);
-      return `${l.key}=${ENV_MASK}`;
-    })
-    .join('\n');
-  return { content, masked: [...new Set(masked)] };
+/** `text` with every secret value of `values` long enough to look for (MIN_INNER_SECRET) and every URL password masked. */
+export function hideSecretsIn(text: string, values: readonly string[]): string {
+  const longest = values.filter((v) => v.length >= MIN_INNER_SECRET).sort((a, b) => b.length - a.length);
+  return maskUrlPasswords(longest.reduce((acc, v) => acc.split(v).join(ENV_MASK), text));
 }
 
-/** An edited `.env` text in which every line still carrying ENV_MASK gets the line it stood for in `oldText` back. */
-export function unmaskEnv(edited: string, oldText: string): string {
-  const old = new Map(lines(oldText).flatMap((l) => (l.key === null ? [] : [[l.key, l.raw] as const])));
+/** `#KEY=value`, `# export KEY=value`: a commented-out assignment, its head up to `=` and what follows. */
+const COMMENTED = /^(\s*#\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=)([\s\S]*)$/;
+
+/** A commented-out assignment as a line (its key and value) with its head, or null for any other line. */
+function commentedOut(raw: string): (EnvLine & { head: string }) | null {
+  const m = COMMENTED.exec(raw);
+  return m ? { raw, head: m[1] as string, key: m[2] as string, value: unquote(m[3] as string) } : null;
+}
+
+/** Whether a commented-out assignment's value is hidden: as an active line's would be, or its name looks secret. */
+const hiddenComment = (l: EnvLine, s: EnvSecrets): boolean => hidden(l, s) || (secretName(l.key ?? '') && l.value !== '' && !onlyReferences(l.value));
+
+/** Each line of a `.env` text and what a non-admin sees of it; `masked` for an active line whose value is hidden. */
+function maskedLines(text: string, secretKeys: Iterable<string>): { line: EnvLine; shown: string; masked: boolean }[] {
+  const s = envSecrets(text, secretKeys);
+  const all = lines(text);
+  const commented = all.map((l) => (l.key === null ? commentedOut(l.raw) : null));
+  // A secret that was commented out is a secret too: looked for in the other comments (not in values).
+  const inComments = [...s.values, ...commented.flatMap((c) => (c && hiddenComment(c, s) ? [c.value] : []))];
+  return all.map((line, i) => {
+    if (hidden(line, s)) return { line, shown: `${line.key}=${ENV_MASK}`, masked: true };
+    if (line.key !== null || !line.raw.trim().startsWith('#')) return { line, shown: line.raw, masked: false };
+    const c = commented[i];
+    return { line, shown: c && hiddenComment(c, s) ? `${c.head}${ENV_MASK}` : hideSecretsIn(line.raw, inComments), masked: false };
+  });
+}
+
+/**
+ * The `.env` text with every hidden value (see `hidden`) replaced by ENV_MASK, and the keys it masked. In comments, a
+ * commented-out assignment's value is masked as an active line's would be (or when its name looks secret), and the
+ * secret values and URL passwords in any comment. Blank lines and other values stay as they are.
+ */
+export function maskEnv(text: string, secretKeys: Iterable<string>): { content: string; masked: string[] } {
+  const all = maskedLines(text, secretKeys);
+  const masked = all.flatMap((l) => (l.masked ? [l.line.key as string] : []));
+  return { content: all.map((l) => l.shown).join('\n'), masked: [...new Set(masked)] };
+}
+
+/**
+ * An edited `.env` text in which every line still carrying ENV_MASK gets the line it stood for in `oldText` back: an
+ * active line by its key, a comment shown masked by its masked text (alike ones in their order). `secretKeys` are
+ * those maskEnv was given.
+ */
+export function unmaskEnv(edited: string, oldText: string, secretKeys: Iterable<string>): string {
+  const before = maskedLines(oldText, secretKeys);
+  const old = new Map(before.flatMap(({ line: l }) => (l.key === null ? [] : [[l.key, l.raw] as const])));
+  const comments = new Map<string, string[]>();
+  for (const { line, shown } of before) if (line.key === null && shown !== line.raw) comments.set(shown, [...(comments.get(shown) ?? []), line.raw]);
   return lines(edited)
-    .map((l) => (l.key !== null && l.value === ENV_MASK && old.has(l.key) ? (old.get(l.key) as string) : l.raw))
+    .map((l) => {
+      if (!l.raw.includes(ENV_MASK)) return l.raw;
+      if (l.key === null) return comments.get(l.raw)?.shift() ?? l.raw;
+      return l.value === ENV_MASK && old.has(l.key) ? (old.get(l.key) as string) : l.raw;
+    })
     .join('\n');
 }
 

@@ -115,7 +115,7 @@ function writeEnv(c: StackContext, actor: Actor, name: string, edited: string, c
   const loc = c.store.locate(name);
   const oldText = c.store.envText(loc);
   // Lines still masked keep the secret they stood for: the mask never reaches the file.
-  const content = unmaskEnv(edited, oldText);
+  const content = unmaskEnv(edited, oldText, namedSecrets(c, loc));
   checkEnvText(content);
   const env = parseEnv(content);
   const compose = c.store.read(loc, 'compose') ?? '';
