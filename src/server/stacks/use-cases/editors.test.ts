@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ADMIN, createStacksKit, OPERATOR, type StacksKit } from '../../../../test/helpers/stacks-kit.ts';
 import type { Actor } from '../../core/events.ts';
+import { composeInvalid } from '../../engine/compose-errors.ts';
 import { ENV_MASK } from '../store/env-file.ts';
 
 // The `.env` and compose editors and the snapshot restore as an operator, over the fakes (test/helpers/stacks-kit.ts):
@@ -133,4 +134,20 @@ test('an operator restores a snapshot: the files come back, judged and sealed as
   assert.ok(k.stacks.snapshots(OPERATOR, 'board').some((s) => s.id === restored.snapshot && s.reason === 'restore'));
   assert.deepEqual(k.stacks.filesVerdict(ADMIN, 'board'), { ok: true, refusal: null });
   assert.throws(() => k.stacks.restoreSnapshot(VIEWER, 'board', saved.snapshot), refusal('forbidden'));
+});
+
+test("a refusal of an operator's compose save never quotes a secret the compose file holds inline", async (t) => {
+  const k = await board(t);
+  const inline = composeFile(k).replace('POSTGRES_PASSWORD: ${DB_PASSWORD}', 'POSTGRES_PASSWORD: inline-pw-42');
+  await k.stacks.writeCompose(ADMIN, 'board', inline);
+  // compose quotes the file's values in its complaints (the fake says what the CLI could).
+  k.compose.failOn('validate', { error: composeInvalid('board', 'services.db.environment.POSTGRES_PASSWORD: "inline-pw-42" is refused') });
+  const seen = k.stacks.readCompose(OPERATOR, 'board').content;
+  await assert.rejects(k.stacks.writeCompose(OPERATOR, 'board', seen.replace('TITLE: Board', 'TITLE: Other')), (err: unknown) => {
+    const e = err as { code: string; message: string; params: Record<string, unknown> };
+    assert.equal(e.code, 'compose_invalid', e.message);
+    assert.ok(!e.message.includes('inline-pw-42') && !JSON.stringify(e.params).includes('inline-pw-42'), e.message);
+    return true;
+  });
+  assert.equal(composeFile(k), inline, 'nothing was written');
 });

@@ -5,7 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
 import { enforceCompose } from '../policy/bind-policy.ts';
 import { enforceComposePolicy, enforceEnvKeys } from '../policy/compose-policy.ts';
-import { maskCompose, unmaskCompose } from '../store/compose-mask.ts';
+import { composeSecrets, maskCompose, unmaskCompose } from '../store/compose-mask.ts';
 import {
   checkEnvText,
   ENV_MASK,
@@ -53,6 +53,12 @@ function namedSecrets(c: StackContext, loc: StackLocation): string[] {
 }
 
 const secretsOf = (c: StackContext, loc: StackLocation, envText = c.store.envText(loc)): EnvSecrets => envSecrets(envText, namedSecrets(c, loc));
+
+/** What a refusal must not quote to a non-admin: the secrets of these `.env` texts and those these compose texts hold inline. */
+const secretWords = (c: StackContext, loc: StackLocation, envTexts: string[], composeTexts: string[]): string[] => [
+  ...envTexts.flatMap((t) => secretsOf(c, loc, t).values),
+  ...composeTexts.flatMap(composeSecrets),
+];
 
 /**
  * Runs a judgment for `actor`; for a non-admin a refusal's words lose every secret value and URL password in them (a
@@ -119,7 +125,7 @@ function writeEnv(c: StackContext, actor: Actor, name: string, edited: string, c
   checkEnvText(content);
   const env = parseEnv(content);
   const compose = c.store.read(loc, 'compose') ?? '';
-  hidingSecrets(actor, [...secretsOf(c, loc, oldText).values, ...secretsOf(c, loc, content).values], () => {
+  hidingSecrets(actor, secretWords(c, loc, [oldText, content], [compose]), () => {
     enforceEnvKeys(env);
     // A variable the compose file interpolates can move a bind source or ask for a power: judged with the new values.
     enforceComposePolicy(actor, compose, { env, allow: c.allowPrivileged() });
@@ -149,10 +155,12 @@ async function writeCompose(c: StackContext, actor: Actor, name: string, edited:
   requireRole(actor, 'operator', 'editing the compose file');
   const loc = c.store.locate(name);
   const secrets = secretsOf(c, loc);
-  const content = isAdmin(actor) ? edited : unmaskCompose(edited, c.store.read(loc, 'compose') ?? '', secrets);
+  const oldText = c.store.read(loc, 'compose') ?? '';
+  const content = isAdmin(actor) ? edited : unmaskCompose(edited, oldText, secrets);
   checkComposeYaml(content);
   const envText = c.store.envText(loc);
-  await hidingSecrets(actor, secrets.values, async () => {
+  // The compose file's own secrets (the stored ones and, unmasked, the saved ones) are hidden as the `.env` ones are.
+  await hidingSecrets(actor, secretWords(c, loc, [envText], [oldText, content]), async () => {
     enforceComposePolicy(actor, content, { envText, allow: c.allowPrivileged() });
     enforceCompose(content, parseEnv(envText), { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
     c.jobs.checkFree(name);
@@ -180,7 +188,7 @@ function restoreSnapshot(c: StackContext, actor: Actor, name: string, id: string
   const compose = kept.compose ?? c.store.read(loc, 'compose') ?? '';
   const envText = kept.env ?? c.store.envText(loc);
   const env = parseEnv(envText);
-  hidingSecrets(actor, [...secretsOf(c, loc).values, ...secretsOf(c, loc, envText).values], () => {
+  hidingSecrets(actor, secretWords(c, loc, [c.store.envText(loc), envText], [c.store.read(loc, 'compose') ?? '', compose]), () => {
     enforceComposePolicy(actor, compose, { env, allow: c.allowPrivileged() });
     enforceCompose(compose, env, { app: name, stackDir: loc.dir }, c.binds, { actor, confirm, events: c.events });
   });
