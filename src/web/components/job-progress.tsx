@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { createContext } from 'preact';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { JobT } from '../../shared/api.ts';
 import { getJob, request } from '../api.ts';
 import { t } from '../i18n.ts';
@@ -18,6 +19,12 @@ const getJobLog = (id: string, offset: number): Promise<JobLogT> => request<JobL
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Told of every job a JobProgress below it follows, once when it starts following and once when the job ended:
+ * the app view reads the app's state again then, whichever of its tabs started the job. Nobody, without a provider.
+ */
+export const JobSeen = createContext<((job: JobT) => void) | null>(null);
+
 /** Polls a job and its log by offset (so no line comes twice) until both are done. */
 function useFollowJob(first: JobT, onEnd?: (j: JobT) => void) {
   const [job, setJob] = useState(first);
@@ -25,9 +32,13 @@ function useFollowJob(first: JobT, onEnd?: (j: JobT) => void) {
   const [error, setError] = useState<unknown>(null);
   const ended = useRef(onEnd);
   ended.current = onEnd;
+  const tell = useContext(JobSeen);
+  const seen = useRef(tell);
+  seen.current = tell;
 
   useEffect(() => {
     let alive = true;
+    seen.current?.(first);
     const follow = async () => {
       let offset = 0;
       for (;;) {
@@ -36,7 +47,10 @@ function useFollowJob(first: JobT, onEnd?: (j: JobT) => void) {
         offset = log.next_offset;
         setJob(j);
         if (log.lines.length > 0) setLines((prev) => [...prev, ...log.lines]);
-        if (jobEnded(j) && log.done) return ended.current?.(j);
+        if (jobEnded(j) && log.done) {
+          seen.current?.(j);
+          return ended.current?.(j);
+        }
         await sleep(POLL_MS);
       }
     };

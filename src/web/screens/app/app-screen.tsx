@@ -3,6 +3,7 @@ import { roleAllows } from '../../../shared/roles.ts';
 import { ApiError, type DeleteOptions, type UserT } from '../../api.ts';
 import { appNameOf, jobsPath } from '../../app-paths.ts';
 import { DeleteApp } from '../../components/delete-app.tsx';
+import { JobSeen } from '../../components/job-progress.tsx';
 import { LoadState } from '../../components/load-state.tsx';
 import { FailureLine, JobLine, StackActions } from '../../components/stack-actions.tsx';
 import { CheckUpdateButton, UpdateState } from '../../components/update-state.tsx';
@@ -21,7 +22,11 @@ import { OverviewTab } from './overview-tab.tsx';
 import '../../components/stack.css';
 import './app.css';
 
-/** One installed app: its status and actions on top, then Overview, Configure, Files and Backups as tabs. */
+/**
+ * One installed app: its status and actions on top, then Overview, Configure, Files and Backups as tabs. The app's
+ * state is read again whenever a job of the app starts or ends, whether the header or a tab started it, so the
+ * status and the failure line never wait for the next poll.
+ */
 export function AppScreen({ user, path }: { user: UserT; path: string }) {
   const name = appNameOf(path) ?? '';
   const fetcher = useCallback(() => getStackDetail(name), [name]);
@@ -44,49 +49,51 @@ export function AppScreen({ user, path }: { user: UserT; path: string }) {
   };
 
   return (
-    <section class="page appview" aria-labelledby="page-title">
-      <p class="appview-back">
-        <a href="/apps" onClick={onLinkClick}>
-          <span aria-hidden="true">← </span>
-          {t('appview.back')}
-        </a>
-      </p>
-      <div class="appview-head">
-        <h1 id="page-title" tabIndex={-1}>
-          {name}
-        </h1>
-        {stack && <StatusLine stack={stack} />}
-        {stack?.url && (
-          <a class="appview-open" href={stack.url} target="_blank" rel="noopener noreferrer" aria-label={t('apps.open_label', { name })}>
-            {t('apps.open')} <span aria-hidden="true">↗</span>
+    <JobSeen.Provider value={reload}>
+      <section class="page appview" aria-labelledby="page-title">
+        <p class="appview-back">
+          <a href="/apps" onClick={onLinkClick}>
+            <span aria-hidden="true">← </span>
+            {t('appview.back')}
           </a>
-        )}
-        {stack && stack.status !== 'missing_compose' && roleAllows(user.role, 'operator') && (
-          <StackActions stack={stack} busy={isBusy(byStack[name])} onAction={(n, action) => void run(n, action)} />
-        )}
-        {stack && canOperate && !deleting && (
-          <button type="button" class="btn btn-small btn-quiet btn-danger" aria-label={t('apps.delete_label', { name })} onClick={() => setDeleting(true)}>
-            {t('apps.delete')}
-          </button>
-        )}
-      </div>
-      {deleting && <DeleteApp name={name} onConfirm={remove} onCancel={() => setDeleting(false)} />}
-      {stack?.failure && !byStack[name] && (
-        <FailureLine stack={stack} canOperate={canOperate} onRetry={() => void run(name, 'start')} onRemove={() => setDeleting(true)} />
-      )}
-      {stack && <MetaLine stack={stack} />}
-      {stack && stack.status !== 'missing_compose' && (
-        <div class="stack-update appview-update">
-          <UpdateState stack={stack} />
-          {canOperate && <CheckUpdateButton name={name} onChecked={reload} since={byStack[name]?.job?.id ?? ''} />}
+        </p>
+        <div class="appview-head">
+          <h1 id="page-title" tabIndex={-1}>
+            {name}
+          </h1>
+          {stack && <StatusLine stack={stack} />}
+          {stack?.url && (
+            <a class="appview-open" href={stack.url} target="_blank" rel="noopener noreferrer" aria-label={t('apps.open_label', { name })}>
+              {t('apps.open')} <span aria-hidden="true">↗</span>
+            </a>
+          )}
+          {stack && stack.status !== 'missing_compose' && roleAllows(user.role, 'operator') && (
+            <StackActions stack={stack} busy={isBusy(byStack[name])} onAction={(n, action) => void run(n, action)} />
+          )}
+          {stack && canOperate && !deleting && (
+            <button type="button" class="btn btn-small btn-quiet btn-danger" aria-label={t('apps.delete_label', { name })} onClick={() => setDeleting(true)}>
+              {t('apps.delete')}
+            </button>
+          )}
         </div>
-      )}
-      {stack && stack.status !== 'missing_compose' && <FilesRefusal name={name} user={user} onAccepted={reload} />}
-      <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
-      {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
-      <LoadState error={error} loading={stack === null} text={t('appview.loading')} />
-      {stack && !missing && <AppTabs name={name} stack={stack} user={user} at={{ tab, tabs, visited, selectTab }} onRestored={reload} />}
-    </section>
+        {deleting && <DeleteApp name={name} onConfirm={remove} onCancel={() => setDeleting(false)} />}
+        {stack?.failure && !byStack[name] && (
+          <FailureLine stack={stack} canOperate={canOperate} onRetry={() => void run(name, 'start')} onRemove={() => setDeleting(true)} />
+        )}
+        {stack && <MetaLine stack={stack} />}
+        {stack && stack.status !== 'missing_compose' && (
+          <div class="stack-update appview-update">
+            <UpdateState stack={stack} />
+            {canOperate && <CheckUpdateButton name={name} onChecked={reload} since={byStack[name]?.job?.id ?? ''} />}
+          </div>
+        )}
+        {stack && stack.status !== 'missing_compose' && <FilesRefusal name={name} user={user} onAccepted={reload} />}
+        <JobLine name={name} tracked={byStack[name]} onDismiss={dismiss} />
+        {/* A failed refresh keeps the last known state on screen, with the reason above it. */}
+        <LoadState error={error} loading={stack === null} text={t('appview.loading')} />
+        {stack && !missing && <AppTabs name={name} stack={stack} user={user} at={{ tab, tabs, visited, selectTab }} onRestored={reload} />}
+      </section>
+    </JobSeen.Provider>
   );
 }
 
