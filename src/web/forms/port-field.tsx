@@ -69,6 +69,7 @@ export function PortInput({
   label,
   own,
   onCheck,
+  said = false,
 }: {
   a11y: A11y;
   value: string;
@@ -77,6 +78,8 @@ export function PortInput({
   own?: readonly string[] | undefined;
   /** Told whenever the check's answer changes: the port in use, or null. */
   onCheck?: ((taken: PortTaken | null) => void) | undefined;
+  /** The field's own message stands under it (the install form's "in use: take the next free port…"): the check then does not say "in use" a second time. */
+  said?: boolean | undefined;
 }) {
   const check = ownCheck(usePortCheck(value), own);
   const taken = takenOf(check);
@@ -119,8 +122,8 @@ export function PortInput({
           </button>
         )}
       </div>
-      <p class={`port-check port-${checkClass(check)}`} id={statusId} role="status">
-        {checkText(check, value)}
+      <p class={`port-check port-${said && inUse ? 'said' : checkClass(check)}`} id={statusId} role="status">
+        {said && inUse ? null : checkText(check, value)}
       </p>
     </>
   );
@@ -170,5 +173,9 @@ export function PortField(
     onCheck?: ((taken: PortTaken | null) => void) | undefined;
   },
 ) {
-  return <FieldFrame {...p}>{(a) => <PortInput a11y={a} value={p.value} onChange={p.onChange} label={p.label} own={p.own} onCheck={p.onCheck} />}</FieldFrame>;
+  return (
+    <FieldFrame {...p}>
+      {(a) => <PortInput a11y={a} value={p.value} onChange={p.onChange} label={p.label} own={p.own} onCheck={p.onCheck} said={Boolean(p.error)} />}
+    </FieldFrame>
+  );
 }

@@ -48,6 +48,9 @@ export const enForms = {
   'install.port_taken': 'Port {port} is in use on this host: choose another port, or confirm below that the app uses it anyway.',
   'install.port_taken_next':
     'Port {port} is in use on this host: take the next free port {next}, choose another, or confirm below that the app uses it anyway.',
+  'install.port_taken_by': 'Port {port} is in use by {container}: choose another port, or confirm below that the app uses it anyway.',
+  'install.port_taken_by_next':
+    'Port {port} is in use by {container}: take the next free port {next}, choose another, or confirm below that the app uses it anyway.',
   'install.port_anyway': 'Use port {port} anyway (the app cannot start while something else holds it)',
   'install.outside_allow': 'Allow {path} for this app',
   'install.outside_allow_hint': 'As an admin you may give this app a folder outside its own; the install records your choice in the audit log.',

@@ -48,6 +48,9 @@ export const nlForms = {
   'install.port_taken': 'Poort {port} is op deze host in gebruik: kies een andere poort, of bevestig hieronder dat de app hem toch gebruikt.',
   'install.port_taken_next':
     'Poort {port} is op deze host in gebruik: neem de volgende vrije poort {next}, kies een andere, of bevestig hieronder dat de app hem toch gebruikt.',
+  'install.port_taken_by': 'Poort {port} is in gebruik door {container}: kies een andere poort, of bevestig hieronder dat de app hem toch gebruikt.',
+  'install.port_taken_by_next':
+    'Poort {port} is in gebruik door {container}: neem de volgende vrije poort {next}, kies een andere, of bevestig hieronder dat de app hem toch gebruikt.',
   'install.port_anyway': 'Poort {port} toch gebruiken (de app kan niet starten zolang iets anders hem bezet)',
   'install.outside_allow': '{path} toestaan voor deze app',
   'install.outside_allow_hint': 'Als beheerder mag je deze app een map buiten de eigen map geven; de installatie legt je keuze vast in het auditlog.',

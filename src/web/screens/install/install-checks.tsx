@@ -38,6 +38,13 @@ export function refusedPathText(r: Refused, own: string): string {
     : t('configure.forbidden.not_allowed', { path: r.path, own });
 }
 
+/** The one message of a port in use under its field (the port's own check then keeps quiet): who holds it when known, and the next free port. */
+function portTakenText({ port, next, heldBy }: PortTaken): string {
+  if (!heldBy) return next !== null ? t('install.port_taken_next', { port, next }) : t('install.port_taken', { port });
+  const container = heldBy;
+  return next !== null ? t('install.port_taken_by_next', { port, next, container }) : t('install.port_taken_by', { port, container });
+}
+
 export interface InstallChecks {
   /** What is wrong with a field beyond its rules, shown while typing (a host folder the app may not use). */
   live: (fid: string) => string | null;
@@ -85,7 +92,7 @@ export function useInstallChecks(repo: string, app: string, name: string, values
   const portBlock = (fid: string): string | null => {
     const taken = ports[fid];
     if (!taken || portsOk[fid] === taken.port) return null;
-    return taken.next !== null ? t('install.port_taken_next', { port: taken.port, next: taken.next }) : t('install.port_taken', { port: taken.port });
+    return portTakenText(taken);
   };
   const footer = (f: TemplateFieldT) => {
     const taken = ports[f.id];
