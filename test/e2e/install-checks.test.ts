@@ -8,11 +8,12 @@ import { ApiClient } from '../helpers/client.ts';
 import { requireEngine } from '../helpers/engine.ts';
 import { type GitServer, startGitServer } from '../helpers/git-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { hasCount, hasText, launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
+import { eventually, hasCount, hasText, launchBrowser, logInAt, requireBuiltWeb, shoot, visible } from './web-helpers.ts';
 
 // The install form's checks that need the host, with the real engine (issue #24 items 12 and 14):
 // - a port something else holds stops Next with the next free port offered, unless the user confirms it; the failed
-//   install then says why in Kade's own words once, and the app runs once its port is changed in Configure;
+//   install then says why in Kade's own words once, and the app runs once its port is changed in Configure: the app
+//   view's header says so and the failure line goes at once, without a reload;
 // - a host folder outside the app is refused while typing with the rule that refuses it; an admin may allow it in
 //   the form (the install sends confirm_outside_paths and the audit log records it), an operator may not.
 requireBuiltWeb();
@@ -34,6 +35,8 @@ const UI = {
     portTaken: (p: number, n: number) =>
       `Port ${p} is in use on this host: take the next free port ${n}, choose another, or confirm below that the app uses it anyway.`,
     anyway: (p: number) => `Use port ${p} anyway (the app cannot start while something else holds it)`,
+    inUse: /in use/g,
+    usedByProgram: (p: number) => `Port ${p} is in use by another program on the host.`,
     step: /^Step 1 of/,
     review: /^Step 2 of 2:/,
     failedHeading: (n: string) => `Install of ${n} failed`,
@@ -41,6 +44,7 @@ const UI = {
     apply: 'Apply changes',
     applied: (n: string) => `${n} runs with the new settings.`,
     running: 'Running',
+    stopped: 'Stopped',
     outside: (path: string, own: string) =>
       `${path} is not allowed: an app may use only its own data folder (${own}), its own folder, the host folders an admin allowed and the serial and video devices Kade lists.`,
     allow: (path: string) => `Allow ${path} for this app`,
@@ -52,6 +56,8 @@ const UI = {
     portTaken: (p: number, n: number) =>
       `Poort ${p} is op deze host in gebruik: neem de volgende vrije poort ${n}, kies een andere, of bevestig hieronder dat de app hem toch gebruikt.`,
     anyway: (p: number) => `Poort ${p} toch gebruiken (de app kan niet starten zolang iets anders hem bezet)`,
+    inUse: /in gebruik/g,
+    usedByProgram: (p: number) => `Poort ${p} is in gebruik door een ander programma op de host.`,
     step: /^Stap 1 van/,
     review: /^Stap 2 van 2:/,
     failedHeading: (n: string) => `Installatie van ${n} mislukt`,
@@ -59,6 +65,7 @@ const UI = {
     apply: 'Wijzigingen toepassen',
     applied: (n: string) => `${n} draait met de nieuwe instellingen.`,
     running: 'Actief',
+    stopped: 'Gestopt',
     outside: (path: string, own: string) =>
       `${path} is niet toegestaan: een app mag alleen zijn eigen gegevensmap (${own}), zijn eigen map, de hostmappen die een beheerder toestond en de seriële en video-apparaten die Kade toont gebruiken.`,
     allow: (path: string) => `${path} toestaan voor deze app`,
@@ -68,6 +75,11 @@ const UI = {
 
 const field = (page: Page, id: string) => page.locator(`.install-form [name="${id}"]`);
 const errorOf = (page: Page, id: string) => page.locator(`.ifield[data-field="${id}"] .field-error`);
+const checkOf = (page: Page, id: string) => page.locator(`.ifield[data-field="${id}"] .port-check`);
+/** How often the field says the port is in use, in all it shows (its check, its message, its confirmation). */
+const inUseCount = async (page: Page, id: string, words: RegExp) => ((await page.locator(`.ifield[data-field="${id}"]`).innerText()).match(words) ?? []).length;
+/** Less than the app view's poll (5 s): what shows this soon came from the job's end, not from the next poll. */
+const AT_ONCE_MS = 3000;
 const stepHeading = (page: Page) => page.locator('.install-form h2');
 
 async function holdPort(): Promise<{ port: number; server: Server }> {
@@ -141,10 +153,15 @@ for (const lang of ['en', 'nl'] as const) {
       await page.getByRole('button', { name: ui.next, exact: true }).click();
       await hasText(errorOf(page, 'port'), ui.portTaken(taken.port, next));
       await hasText(stepHeading(page), ui.step);
+      // One message: the one with the next free port and the confirmation; the port's check says nothing more.
+      await hasText(checkOf(page, 'port'), '');
+      assert.equal(await inUseCount(page, 'port', ui.inUse), 1, await page.locator('.ifield[data-field="port"]').innerText());
       await shoot(page, `install-port-taken-${lang}`);
-      // Confirmed: the install goes on, and fails as the user was told it would.
+      // Confirmed: the install goes on, and fails as the user was told it would; the check's line says it, once.
       await page.getByLabel(ui.anyway(taken.port)).check();
       await hasCount(errorOf(page, 'port'), 0);
+      await hasText(checkOf(page, 'port'), ui.usedByProgram(taken.port));
+      assert.equal(await inUseCount(page, 'port', ui.inUse), 1);
       await page.getByRole('button', { name: ui.next, exact: true }).click();
       await hasText(stepHeading(page), ui.review);
       await page.getByRole('button', { name: ui.install, exact: true }).click();
@@ -158,13 +175,21 @@ for (const lang of ['en', 'nl'] as const) {
       await shoot(page, `install-port-failed-${lang}`);
       // Configure: the next free port, applied; the app runs.
       await page.goto(`${server.url}/apps/${name}#configure`);
+      const status = page.locator('.appview-status');
+      const failed = page.locator('.stack-failure');
+      await hasText(status, new RegExp(`${ui.stopped}$`));
+      await visible(failed);
       const free = page.locator('.configure-form').getByRole('button', { name: /\(\d+\)$/ });
       await visible(free);
       await free.click();
       await page.getByRole('button', { name: ui.apply, exact: true }).click();
       await hasText(page.locator('.configure-done'), new RegExp(ui.applied(name).replace(/[.]/g, '\\.')), 120_000);
+      // The view reads the app again when the job ends: running, and the install's failure is no longer its last word.
+      await hasText(status, new RegExp(`${ui.running}$`), AT_ONCE_MS);
+      await eventually(async () => assert.equal(await failed.count(), 0), AT_ONCE_MS);
       const stack = await api.get<{ status: string; failure?: unknown }>(`/api/stacks/${name}`);
       assert.equal(stack.body.status, 'running', JSON.stringify(stack.body));
+      assert.equal(stack.body.failure ?? null, null, JSON.stringify(stack.body));
       await shoot(page, `install-port-fixed-${lang}`);
       await page.context().close();
     });
