@@ -165,7 +165,10 @@ test('a backup before a change that does not read back is thrown: no change goes
   const r = await s.inJob((ctx) => s.service.beforeChange('app', 'reconfigure', ctx, admin));
   assert.equal(r.state, 'failed');
   assert.match(r.error ?? '', /^the backup \S+ made before the reconfigure did not read back whole, so nothing was changed$/);
-  assert.ok(r.log.some((l) => l.includes('verification failed: dumps/db.sql: checksum differs')), r.log.join('\n'));
+  assert.ok(
+    r.log.some((l) => l.includes('verification failed: dumps/db.sql: checksum differs')),
+    r.log.join('\n'),
+  );
   assert.deepEqual(
     s.seen.filter((e) => e.type === 'backup.failed').map((e) => [e.status, e.detail?.reason]),
     [['failed', 'reconfigure']],

@@ -200,7 +200,12 @@ export async function waitUntilAnswers(
  * past the deadline the dump goes ahead and its own failure, if any, says why (a server that takes no network
  * connections by design never answers the probe).
  */
-export async function waitUntilDumpable(engine: DumpEngine, containerId: string, spec: DatabaseSpec, opts: { timeoutMs: number; intervalMs?: number }): Promise<void> {
+export async function waitUntilDumpable(
+  engine: DumpEngine,
+  containerId: string,
+  spec: DatabaseSpec,
+  opts: { timeoutMs: number; intervalMs?: number },
+): Promise<void> {
   await answers(engine, containerId, spec, { ...opts, streak: 1, fail: (why) => dumpFailed(spec, why) }).catch(() => undefined);
 }
 
