@@ -81,7 +81,7 @@ async function openDiagnostics(lang: 'en' | 'nl', nav: string, heading: string):
 test('an admin opens Diagnostics from the menu: the failing mount check shows the route back, copied with one click', async () => {
   const page = await openDiagnostics('en', 'Diagnostics', 'Diagnostics');
   // The stacks folder empty inside, and BASE_DIR fed from another host folder than its own path.
-  await hasText(page.locator('.doctor-summary'), /^2 error\(s\) found\./);
+  await hasText(page.locator('.doctor-summary'), /^2 errors found\./);
   const failing = page.locator(`.doctor-check[data-check="mount:${inner}/stacks"]`);
   await visible(failing);
   await hasText(failing.locator('.doctor-status'), 'Error');
@@ -99,7 +99,7 @@ test('an admin opens Diagnostics from the menu: the failing mount check shows th
   mkdirSync(join(inner, 'stacks', 'web'));
   writeFileSync(join(inner, 'stacks', 'web', 'compose.yaml'), 'services: {}\n');
   await page.getByRole('button', { name: 'Run again' }).click();
-  await hasText(page.locator('.doctor-summary'), /^1 error\(s\) found\./);
+  await hasText(page.locator('.doctor-summary'), /^1 error found\./);
   await hasText(failing.locator('.doctor-status'), 'OK');
   assert.equal(await failing.locator('.doctor-fix').count(), 0);
   rmSync(join(inner, 'stacks', 'web'), { recursive: true });
@@ -108,7 +108,7 @@ test('an admin opens Diagnostics from the menu: the failing mount check shows th
 
 test('in Dutch the screen is Diagnose, with the fix of the failing check', async () => {
   const page = await openDiagnostics('nl', 'Diagnose', 'Diagnose');
-  await hasText(page.locator('.doctor-summary'), /^2 fout\(en\) gevonden\./);
+  await hasText(page.locator('.doctor-summary'), /^2 fouten gevonden\./);
   const failing = page.locator(`.doctor-check[data-check="mount:${inner}/stacks"]`);
   await hasText(failing.locator('.doctor-status'), 'Fout');
   await hasText(failing.locator('.doctor-head strong'), 'Gekoppelde map');
@@ -147,6 +147,11 @@ test('started from a checkout (no container of its own), no finding speaks of a 
       await visible(mounts);
       for (const text of await mounts.allTextContents()) assert.doesNotMatch(text, /container/i, text);
       assert.match((await mounts.first().textContent()) ?? '', lang === 'nl' ? /waar Kade draait/ : /where Kade runs/);
+      // The summary counts in words, singular for one: "1 warning.", never "1 warning(s).".
+      const warns = await page.locator('.doctor-check.doctor-warn').count();
+      const [one, many] = lang === 'nl' ? ['waarschuwing', 'waarschuwingen'] : ['warning', 'warnings'];
+      const summary = (await page.locator('.doctor-summary').textContent()) ?? '';
+      if (warns > 0) assert.ok(summary.endsWith(` ${warns} ${warns === 1 ? one : many}.`), summary);
       await shoot(page, `diagnostics-checkout-${lang}`);
       await page.context().close();
     }

@@ -33,8 +33,8 @@ export function DiagnosticsScreen() {
       {report && (
         <>
           <p class={`doctor-summary doctor-summary-${errors > 0 ? 'error' : 'ok'}`} role="status">
-            {errors > 0 ? t('doctor.summary_errors', { count: errors }) : t('doctor.summary_ok')}
-            {warnings > 0 && ` ${t('doctor.summary_warnings', { count: warnings })}`}
+            {errors === 0 ? t('doctor.summary_ok') : errors === 1 ? t('doctor.summary_errors_one') : t('doctor.summary_errors_many', { count: errors })}
+            {warnings > 0 && ` ${warnings === 1 ? t('doctor.summary_warnings_one') : t('doctor.summary_warnings_many', { count: warnings })}`}
           </p>
           <ul class="doctor-list" aria-busy={busy}>
             {report.checks.map((c) => (
