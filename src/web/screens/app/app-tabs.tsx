@@ -1,4 +1,4 @@
-import type { TargetedKeyboardEvent } from 'preact';
+import type { RefObject, TargetedKeyboardEvent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Role } from '../../../shared/roles.ts';
 import { t } from '../../i18n.ts';
@@ -34,6 +34,29 @@ export function useVisited(tab: Tab): ReadonlySet<Tab> {
   return seen.current;
 }
 
+/**
+ * Keeps the selected tab in sight where the list scrolls sideways (a phone): when the tab changes and when the list's
+ * width does. Only the list scrolls, never the page.
+ */
+function useSelectedInSight(list: RefObject<HTMLDivElement | null>, current: Tab): void {
+  useEffect(() => {
+    const el = list.current;
+    if (!el) return;
+    const show = () => {
+      const tab = el.querySelector<HTMLElement>('[aria-selected="true"]');
+      if (!tab) return;
+      const box = el.getBoundingClientRect();
+      const at = tab.getBoundingClientRect();
+      if (at.left < box.left) el.scrollLeft -= box.left - at.left;
+      else if (at.right > box.right) el.scrollLeft += at.right - box.right;
+    };
+    // A ResizeObserver calls back once when it starts observing, so this covers the first showing too.
+    const watch = new ResizeObserver(show);
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, [list, current]);
+}
+
 /** Tabs after the WAI-ARIA pattern: one tab stop, arrows (and Home/End) move and select. */
 interface TabListProps {
   tabs: readonly Tab[];
@@ -45,6 +68,7 @@ interface TabListProps {
 
 export function TabList({ tabs, current, visited, onSelect }: TabListProps) {
   const list = useRef<HTMLDivElement>(null);
+  useSelectedInSight(list, current);
   const onKey = (e: TargetedKeyboardEvent<HTMLDivElement>) => {
     const next = tabAfterKey(tabs, current, e.key);
     if (!next) return;
