@@ -81,12 +81,18 @@ test('the first account leads into the wizard, whose repo step offers the public
   assert.equal(await page.getByLabel('Branch').inputValue(), 'main');
   assert.equal(await page.getByLabel('Folder with the apps').inputValue(), 'examples/apps');
   await visible(page.getByText(/Run npm run examples:serve in that checkout and use the address it prints, branch main, folder apps\./));
+  // The intro counts the steps the stepper shows.
+  assert.equal(await page.locator('.wizard-steps li').count(), 4);
+  await hasText(page.locator('.page-intro'), /^Setting up takes 4 short steps: /);
   await shoot(page, 'first-steps-wizard-en');
 
   await page.getByLabel('Language').selectOption('nl');
   await visible(stepHeading('Sjabloonrepo'));
   await visible(page.getByText(`De voorbeeldapps van Kade staan in zijn openbare repository, ${PROJECT_REPO_URL}, in de map examples/apps.`));
   await visible(page.getByRole('button', { name: 'Voorbeeldapps gebruiken' }));
+  await hasText(page.locator('.page-intro'), /^Het instellen gaat in 4 korte stappen: /);
+  // The button says what it does in the title's words: the setting up is skipped, not an installation.
+  await visible(page.getByRole('button', { name: 'Instellen overslaan' }));
   await shoot(page, 'first-steps-wizard-nl');
   await page.getByLabel('Taal').selectOption('en');
 });

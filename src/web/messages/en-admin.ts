@@ -229,7 +229,7 @@ export const enAdmin = {
   'paths.reason.missing': 'This folder does not exist. Mount it into Kade first.',
   'paths.reason.not_allowed': 'This folder is not allowed.',
   'wizard.title': 'Set up Kade',
-  'wizard.intro': 'Three short steps: where Kade keeps its files, where app templates come from, and a first fetch.',
+  'wizard.intro': 'Setting up takes {count} short steps: where Kade keeps its files, where app templates come from, a first fetch, and what to do next.',
   'wizard.skip': 'Skip setup',
   'wizard.steps': 'Setup steps',
   'wizard.step_of': 'Step {n} of {total}',

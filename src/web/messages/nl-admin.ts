@@ -230,9 +230,10 @@ export const nlAdmin = {
   'paths.reason.missing': 'Deze map bestaat niet. Koppel hem eerst in Kade.',
   'paths.reason.not_allowed': 'Deze map is niet toegestaan.',
   'wizard.title': 'Kade instellen',
-  'wizard.intro': 'Drie korte stappen: waar Kade zijn bestanden bewaart, waar app-sjablonen vandaan komen, en een eerste keer ophalen.',
-  'wizard.skip': 'Installatie overslaan',
-  'wizard.steps': 'Installatiestappen',
+  'wizard.intro':
+    'Het instellen gaat in {count} korte stappen: waar Kade zijn bestanden bewaart, waar app-sjablonen vandaan komen, een eerste keer ophalen, en wat je daarna doet.',
+  'wizard.skip': 'Instellen overslaan',
+  'wizard.steps': 'Stappen van het instellen',
   'wizard.step_of': 'Stap {n} van {total}',
   'wizard.step.paths': 'Mappen',
   'wizard.step.repo': 'Sjabloonrepo',

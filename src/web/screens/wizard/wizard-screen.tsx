@@ -62,7 +62,7 @@ export function WizardScreen() {
           </button>
         )}
       </div>
-      <p class="muted page-intro">{t('wizard.intro')}</p>
+      <p class="muted page-intro">{t('wizard.intro', { count: STEPS.length })}</p>
       <ol class="wizard-steps" aria-label={t('wizard.steps')}>
         {STEPS.map((s, i) => (
           <li key={s.id} aria-current={s.id === step ? 'step' : undefined} class={i < index ? 'step-done' : undefined}>
