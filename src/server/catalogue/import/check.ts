@@ -53,6 +53,8 @@ export function importPath(path: string): TreeImport {
 /** A value for a required field that has none: what a user would plausibly type. */
 function standIn(t: TemplateFileT, id: string, n: number): FieldValue {
   const f = allFields(t).find((x) => x.id === id);
+  // A connect field holds another app's address, as the install form offers it.
+  if (f?.connect) return `${f.connect.scheme}://host.docker.internal:${f.connect.port}`;
   switch (f?.type) {
     case 'port':
       return 20000 + n;

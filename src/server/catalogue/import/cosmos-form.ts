@@ -30,6 +30,26 @@ export const formFieldId = (name: string): string => fieldIdOf(name.replace(/([a
 
 const MESSAGE_TYPES = new Set(['warning', 'info', 'error', 'success']);
 
+/** The apps a Cosmos container picker usually asks for, with the port they serve on: Kade's connect fields reach them. */
+const CONNECTABLE: [RegExp, { app: string; scheme: string; port: number }][] = [
+  [/postgres|pgsql/i, { app: 'postgres', scheme: 'postgres', port: 5432 }],
+  [/maria|mysql/i, { app: 'mariadb', scheme: 'mysql', port: 3306 }],
+  [/mongo/i, { app: 'mongodb', scheme: 'mongodb', port: 27017 }],
+  [/redis|valkey/i, { app: 'redis', scheme: 'redis', port: 6379 }],
+  [/influx/i, { app: 'influxdb', scheme: 'http', port: 8086 }],
+  [/elastic/i, { app: 'elasticsearch', scheme: 'http', port: 9200 }],
+];
+
+/**
+ * A container picker as a connect field to another installed app (docs/templates.md, "Connect fields"), when its
+ * name or label says which kind of app; null when it does not (then the container's name is typed).
+ */
+function containerField(id: string, words: string): TemplateFieldT | null {
+  const hit = CONNECTABLE.find(([re]) => re.test(words));
+  if (!hit) return null;
+  return textField(id, 'x', { required: true, connect: hit[1] });
+}
+
 export interface CosmosForm {
   /** Form name (`Context.<name>`) → field. */
   fields: Map<string, TemplateFieldT>;
@@ -80,10 +100,15 @@ export function readForm(root: Obj, id: string, newId: (base: string) => string)
       f = textField(fid, 'x', { type: 'select', required: true, options });
     } else if (type === 'email') f = textField(fid, 'x', { type: 'email' });
     else if (type === 'path') f = textField(fid, 'x', { type: 'path' });
-    else {
-      f = textField(fid, 'x');
-      if (type === 'container' || type === 'container-full') out.notes.push(`form field ${name} picks a Cosmos container: here the container's name is typed`);
-    }
+    else if (type === 'container' || type === 'container-full') {
+      const found = containerField(fid, `${name} ${labelEn}`);
+      f = found ?? textField(fid, 'x');
+      out.notes.push(
+        found
+          ? `form field ${name} picks a Cosmos container: here it connects to an installed ${found.connect?.app} app`
+          : `form field ${name} picks a Cosmos container: here the container's name is typed`,
+      );
+    } else f = textField(fid, 'x');
     f = { ...f, label };
     const skip = passwordIn(initial) || type === 'checkbox';
     const literal = skip ? '' : textOf(initial, id);

@@ -4,7 +4,8 @@
  * data folder, named volumes declared, seconds as compose durations.
  */
 import type { TemplateFieldT } from '../../../shared/template.ts';
-import { parsePort, portItem } from './portainer-common.ts';
+import { composeKeys, dependsOn, linksList, withHostGateway } from './cosmos-keys.ts';
+import { type PortSpec, parsePort, portItem } from './portainer-common.ts';
 import { type Entry, type Item, isCondEntry, isCondItem, lit, map, type Node, seq, text } from './portainer-emit.ts';
 import { dataParts } from './portainer-fields.ts';
 
@@ -12,6 +13,8 @@ export interface CosmosMapper {
   id: string;
   notes: Set<string>;
   newId: (base: string) => string;
+  /** The connect fields the converted tree uses (their ids). */
+  connects: ReadonlySet<string>;
   /** A form field used as a bind source or a published host port gets that type. */
   retype: (fieldId: string, type: 'path' | 'port') => void;
 }
@@ -45,13 +48,48 @@ class ServiceMapper {
   private readonly routed = new Set<string>();
   constructor(private readonly m: CosmosMapper) {}
 
-  private port(container: string, host: string | undefined, item: (i: Item) => void, scheme?: 'http' | 'https'): void {
-    const spec = { container, ...(host ? { host } : {}) };
+  private port(spec: PortSpec, item: (i: Item) => void, scheme?: 'http' | 'https'): string {
+    const { container, host } = spec;
     const id = this.m.newId(this.out.ports.length ? `port_${container}` : 'port');
     const made = portItem(spec, id, { en: `Host port for ${container}`, nl: `Hostpoort voor ${container}` });
     this.out.ports.push(made.field);
     item(made.item);
     if (scheme && !this.out.web && host) this.out.web = { port_field: id, scheme, path: '/' };
+    return id;
+  }
+
+  /**
+   * Published ports: a literal host port becomes a port field. The same port listed twice is kept once (compose
+   * refuses to publish it twice); the same host port for tcp and udp is one field.
+   */
+  private ports(list: Extract<Node, { k: 'seq' }>): void {
+    const items = list.items;
+    list.items = [];
+    const seen = new Set<string>();
+    const fields = new Map<string, string>();
+    for (const i of eachItem(items, (p) => [p])) {
+      const whole = isCondItem(i) ? null : JSON.stringify(i);
+      if (whole !== null && seen.has(whole)) {
+        this.m.notes.add('ports listed twice kept once');
+        continue;
+      }
+      if (whole !== null) seen.add(whole);
+      const spec = !isCondItem(i) && i.k === 'scalar' ? parsePort(String(i.v)) : null;
+      if (!spec?.host || spec.ip) {
+        list.items.push(i);
+        const field = isCondItem(i) ? null : leadingField(i);
+        if (field && !isCondItem(i) && i.k === 'text' && i.parts.length === 2 && 'lit' in (i.parts[1] ?? {})) this.m.retype(field, 'port');
+        continue;
+      }
+      const pair = `${spec.host}:${spec.container}`;
+      const known = fields.get(pair);
+      if (known) list.items.push(text([{ field: known }, { lit: `:${spec.container}${spec.proto && spec.proto !== 'tcp' ? `/${spec.proto}` : ''}` }]));
+      else
+        fields.set(
+          pair,
+          this.port(spec, (x) => list.items.push(x), 'http'),
+        );
+    }
   }
 
   private volume(v: Node): Item[] {
@@ -93,7 +131,7 @@ class ServiceMapper {
       const key = `${svcName}:${m[3]}`;
       // Cosmos's proxy answered on 80/443; a published port below 1024 would need privileges Kade does not assume.
       const host = Number(m[3]) < 1024 ? String(Number(m[3]) === 443 ? 8443 : Number(m[3]) === 80 ? 8080 : Number(m[3]) + 8000) : m[3];
-      if (!already && !this.routed.has(key)) this.port(m[3], host, (i) => list.items.push(i), m[1] as 'http' | 'https');
+      if (!already && !this.routed.has(key)) this.port({ container: m[3], host }, (i) => list.items.push(i), m[1] as 'http' | 'https');
       this.routed.add(key);
     }
   }
@@ -101,8 +139,8 @@ class ServiceMapper {
   service(svcName: string, svc: Node): Node {
     if (svc.k !== 'map') return svc;
     const routes: Node[] = [];
-    svc.entries = eachEntry(svc.entries, (e) => {
-      const key = e.key.toLowerCase();
+    svc.entries = eachEntry(composeKeys(svc.entries), (e) => {
+      const key = e.key;
       const image = key === 'image' ? str(e.value) : undefined;
       if (image && !this.out.image) this.out.image = image;
       if (key === 'container_name') {
@@ -126,23 +164,14 @@ class ServiceMapper {
         });
       }
       if (key === 'volumes' && e.value.k === 'seq') e.value.items = eachItem(e.value.items, (v) => this.volume(v));
-      if (key === 'ports' && e.value.k === 'seq') {
-        const items = e.value.items;
-        e.value.items = [];
-        const target = e.value;
-        for (const i of eachItem(items, (p) => [p])) {
-          const spec = !isCondItem(i) && i.k === 'scalar' ? parsePort(String(i.v)) : null;
-          if (spec?.host && !spec.ip) this.port(spec.container, spec.host, (x) => target.items.push(x), 'http');
-          else target.items.push(i);
-          const field = isCondItem(i) ? null : leadingField(i);
-          if (field && !isCondItem(i) && i.k === 'text' && i.parts.length === 2 && 'lit' in (i.parts[1] ?? {})) this.m.retype(field, 'port');
-        }
-      }
+      if (key === 'ports' && e.value.k === 'seq') this.ports(e.value);
+      if (key === 'links') return [{ key, value: linksList(e.value) }];
+      if (key === 'depends_on') return [{ key, value: dependsOn(e.value, (n) => this.m.notes.add(n)) }];
       if ((key === 'stop_grace_period' || key === 'healthcheck') && e.value.k === 'scalar' && typeof e.value.v === 'number') {
         return [{ key: e.key, value: lit(`${e.value.v}s`) }];
       }
       if (key === 'healthcheck' && e.value.k === 'map') {
-        e.value.entries = eachEntry(e.value.entries, (h) =>
+        e.value.entries = eachEntry(composeKeys(e.value.entries), (h) =>
           ['interval', 'timeout', 'start_period'].includes(h.key) && h.value.k === 'scalar' && typeof h.value.v === 'number'
             ? [{ key: h.key, value: lit(`${h.value.v}s`) }]
             : [h],
@@ -151,6 +180,7 @@ class ServiceMapper {
       return [e];
     });
     for (const r of routes) this.routes(r, svcName, svc);
+    withHostGateway(svc, this.m.connects);
     return svc;
   }
 }

@@ -12,7 +12,13 @@ export interface WCond {
   negate: boolean;
 }
 export type WPart = { lit: string } | { v: string } | { when: WCond; yes: WPart[]; no: WPart[] };
-export type WValue = { t: 'str'; parts: WPart[] } | { t: 'lit'; v: number | boolean | null } | { t: 'obj'; members: WMember[] } | { t: 'arr'; items: WItem[] };
+export type WValue =
+  | { t: 'str'; parts: WPart[] }
+  | { t: 'lit'; v: number | boolean | null }
+  | { t: 'obj'; members: WMember[] }
+  | { t: 'arr'; items: WItem[] }
+  /** A block inside one entry (`"restart": {if Context.x} "always" {else} "no" {/if}`): a value per branch, null for none. */
+  | { t: 'cond'; when: WCond; yes: WValue | null; no: WValue | null };
 export type WMember = { key: WPart[]; value: WValue } | { when: WCond; yes: WMember[]; no: WMember[] };
 export type WItem = WValue | { when: WCond; yes: WItem[]; no: WItem[] };
 
@@ -24,7 +30,8 @@ type Tok =
   | { k: 'lit'; v: number | boolean | null; at: number }
   | { k: 'tag'; tag: string; at: number };
 
-const TAG = /\{(if +[^{}]+|else(?: +if +[^{}]+)?|\/if|end|\/for|for +[^{}]+|[A-Za-z_][\w.]*)\}/y;
+// A name may hold `-`: `{Context.<field>-name}` is the container a form field picked.
+const TAG = /\{(if +[^{}]+|else(?: +if +[^{}]+)?|\/if|end|\/for|for +[^{}]+|[A-Za-z_][\w.-]*)\}/y;
 const LIT = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
 
 /** Cosmos's host names (`{Hostnames.{StaticServiceName}.x.host}`) all mean the app's one host name here. */
@@ -90,7 +97,7 @@ const ALWAYS = /^(ServiceName|DefaultDataPath|RootHostname|RootProtocol|Password
 
 /** A condition: a constant, or a form value; what cannot be mapped is refused with the reason. */
 function condition(expr: string): boolean | WCond {
-  const m = /^if +(not +)?([\w.]+)$/.exec(expr.trim());
+  const m = /^if +(not +)?([\w.-]+)$/.exec(expr.trim());
   if (!m?.[2]) {
     if (/==|!=|[<>]/.test(expr)) throw refuse('conditional blocks depend on form values in a way Kade cannot express (a comparison)');
     throw refuse(`the condition {${expr}} cannot be mapped`);
@@ -158,11 +165,32 @@ class Parser {
     this.i++;
     if (t.k === 'str') return { t: 'str', parts: stringParts(t.s) };
     if (t.k === 'lit') return { t: 'lit', v: t.v };
+    if (t.k === 'tag' && t.tag.startsWith('if ')) return this.condValue(condition(t.tag));
     if (t.k === 'tag' && !/^(if |else|\/if|end|for |\/for)/.test(t.tag)) return { t: 'str', parts: [{ v: t.tag }] };
     if (t.k === 'p' && t.c === '{') return { t: 'obj', members: this.list('}', () => this.member()) as WMember[] };
     if (t.k === 'p' && t.c === '[') return { t: 'arr', items: this.list(']', () => this.value()) as WItem[] };
     this.i--;
     return this.fail('unexpected token');
+  }
+
+  /** The value of one entry chosen by a block around it; a branch without a value leaves the entry out. */
+  private condValue(cond: boolean | WCond): WValue {
+    const branch = (): WValue | null => {
+      const t = this.peek();
+      return t?.k === 'tag' && (t.tag === 'else' || t.tag === '/if' || t.tag === 'end') ? null : this.value();
+    };
+    const yes = branch();
+    let no: WValue | null = null;
+    if (this.peek()?.k === 'tag' && (this.peek() as { tag: string }).tag === 'else') {
+      this.i++;
+      no = branch();
+    }
+    const end = this.peek();
+    if (end?.k !== 'tag' || (end.tag !== '/if' && end.tag !== 'end')) this.fail('a block inside an entry holds one value per branch');
+    this.i++;
+    if (typeof cond !== 'boolean') return { t: 'cond', when: cond, yes, no };
+    const kept = cond ? yes : no;
+    return kept ?? { t: 'lit', v: null };
   }
 
   private member(): WMember {

@@ -96,25 +96,48 @@ class Converter implements CosmosMapper {
   }
 
   cond(c: WCond): Cond | boolean {
-    const f = this.form.get(c.ctx);
+    // `{if Context.db-name}`: whether the picker `db` chose a container.
+    const f = this.form.get(c.ctx) ?? this.form.get(c.ctx.replace(/-name$/, ''));
     return f ? { field: f.id, negate: c.negate } : c.negate;
   }
 
+  /** The connect fields the compose file uses: their services reach the other app through the host. */
+  readonly connects = new Set<string>();
+
+  /**
+   * `{Context.<field>-name}`: the container a picker chose. A connect field's host stands for it, and its port for
+   * the port written right after it (`{Context.db-name}:5432`); a typed name stands as it is.
+   */
+  private containerRef(name: string): Part[] | null {
+    const m = /^Context\.(.+)-name$/.exec(name);
+    const f = m?.[1] ? this.form.get(m[1]) : undefined;
+    if (!f || this.form.has(name.slice('Context.'.length))) return null;
+    if (!f.connect) return fieldParts(f);
+    this.connects.add(f.id);
+    return [{ field: `${f.id}_host` }];
+  }
+
   parts(list: WPart[]): Part[] {
+    return withConnectPorts(this.rawParts(list), this.connects);
+  }
+
+  private rawParts(list: WPart[]): Part[] {
     return list.flatMap((p): Part[] => {
       if ('lit' in p) return [{ lit: dollarSafe(p.lit) }];
       if ('v' in p) {
         if (p.v === 'ServiceName') return [{ lit: this.id }];
         if (p.v === 'RootProtocol') return [{ lit: 'http' }];
         if (/^CPU_/.test(p.v)) throw refuse(`uses {${p.v}}, the host's CPU, which Kade does not fill in`);
+        const ref = this.containerRef(p.v);
+        if (ref) return ref;
         const f = this.fieldOfVar(p.v);
         return f ? fieldParts(f) : [];
       }
       const c = this.cond(p.when);
-      if (typeof c === 'boolean') return this.parts(c ? p.yes : p.no);
+      if (typeof c === 'boolean') return this.rawParts(c ? p.yes : p.no);
       const out: Part[] = [];
-      if (p.yes.length) out.push({ when: c, parts: this.parts(p.yes) });
-      if (p.no.length) out.push({ when: { ...c, negate: !c.negate }, parts: this.parts(p.no) });
+      if (p.yes.length) out.push({ when: c, parts: this.rawParts(p.yes) });
+      if (p.no.length) out.push({ when: { ...c, negate: !c.negate }, parts: this.rawParts(p.no) });
       return out;
     });
   }
@@ -134,11 +157,22 @@ class Converter implements CosmosMapper {
       return parts.every((p) => 'lit' in p) ? lit(parts.map((p) => (p as { lit: string }).lit).join('')) : text(parts);
     }
     if (v.t === 'arr') return seq(this.items(v.items));
+    if (v.t === 'cond') throw refuse('a conditional block stands where one value must be');
     return map(this.members(v.members));
+  }
+
+  /** A value a block chooses (`{if Context.x} "a" {else} "b" {/if}`) as a section per branch; null for no value. */
+  private chosen<T>(v: Extract<WValue, { t: 'cond' }>, wrap: (n: Node) => T): T | { cond: Cond; yes: T[]; no: T[] } | null {
+    const c = this.cond(v.when);
+    const branch = (b: WValue | null): T[] =>
+      b === null ? [] : b.t === 'cond' ? ([this.chosen(b, wrap)].filter((x) => x !== null) as T[]) : [wrap(this.value(b))];
+    if (typeof c === 'boolean') return (c ? branch(v.yes) : branch(v.no))[0] ?? null;
+    return { cond: c, yes: branch(v.yes), no: branch(v.no) };
   }
 
   items(list: WItem[]): Item[] {
     return list.flatMap((i): Item[] => {
+      if ('t' in i && i.t === 'cond') return [this.chosen<Item>(i, (n) => n)].filter((x): x is Item => x !== null);
       if ('t' in i) return [this.value(i)];
       const c = this.cond(i.when);
       if (typeof c === 'boolean') return this.items(c ? i.yes : i.no);
@@ -148,12 +182,32 @@ class Converter implements CosmosMapper {
 
   members(list: WMember[]): Entry[] {
     return list.flatMap((m): Entry[] => {
+      if ('key' in m && m.value.t === 'cond') {
+        const key = this.key(m.key);
+        const e = this.chosen<Entry>(m.value, (value) => ({ key, value }));
+        return e === null ? [] : [e];
+      }
       if ('key' in m) return [{ key: this.key(m.key), value: this.value(m.value) }];
       const c = this.cond(m.when);
       if (typeof c === 'boolean') return this.members(c ? m.yes : m.no);
       return [{ cond: c, yes: this.members(m.yes), no: this.members(m.no) }];
     });
   }
+}
+
+/** A connect field's host followed by a literal port (`{{db_host}}:5432`): the port is the connect field's too. */
+function withConnectPorts(parts: Part[], connects: ReadonlySet<string>): Part[] {
+  const out: Part[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as Part;
+    const next = parts[i + 1];
+    const port = next && 'lit' in next ? /^:\d{1,5}(?!\d)/.exec(next.lit) : null;
+    out.push(p);
+    if (!('field' in p) || !connects.has(p.field.replace(/_host$/, '')) || !p.field.endsWith('_host') || !port || !next || !('lit' in next)) continue;
+    out.push({ lit: ':' }, { field: `${p.field.slice(0, -'_host'.length)}_port` }, { lit: next.lit.slice(port[0].length) });
+    i++;
+  }
+  return out.filter((p) => !('lit' in p) || p.lit !== '');
 }
 
 interface Description {

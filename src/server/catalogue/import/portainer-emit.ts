@@ -86,8 +86,62 @@ function emitNode(n: Node, indent: number): string[] {
   return [`${' '.repeat(indent)}${scalarText(n)}`];
 }
 
-/** The compose template text of a root mapping. */
-export const emitCompose = (root: Extract<Node, { k: 'map' }>): string => `${emitEntries(root.entries, 0).join('\n')}\n`;
+/** The keys a list of entries sets, in any branch. */
+const keysOf = (entries: Entry[]): Set<string> => new Set(entries.flatMap((e) => (isCondEntry(e) ? [...keysOf(e.yes), ...keysOf(e.no)] : [e.key])));
+
+/** Takes every entry of `key` out of `entries` (inside sections too), returning them with the sections they stood in. */
+function extractKey(entries: Entry[], key: string): { rest: Entry[]; taken: Entry[] } {
+  const rest: Entry[] = [];
+  const taken: Entry[] = [];
+  for (const e of entries) {
+    if (!isCondEntry(e)) {
+      (e.key === key ? taken : rest).push(e);
+      continue;
+    }
+    const yes = extractKey(e.yes, key);
+    const no = extractKey(e.no, key);
+    if (yes.taken.length || no.taken.length) taken.push({ cond: e.cond, yes: yes.taken, no: no.taken });
+    if (yes.rest.length || no.rest.length) rest.push({ cond: e.cond, yes: yes.rest, no: no.rest });
+  }
+  return { rest, taken };
+}
+
+/**
+ * A mapping whose key comes twice (a source that sets it again, or inside a block) as YAML allows it: once. The
+ * later entry wins, as it does when the source's JSON is read; an earlier one stays for the branch of a later
+ * section that does not set the key.
+ */
+function mergeKeys(entries: Entry[]): Entry[] {
+  let out: Entry[] = [];
+  for (const e of entries) {
+    if (!isCondEntry(e)) {
+      out = extractKey(out, e.key).rest;
+      out.push({ key: e.key, value: mergeNode(e.value) });
+      continue;
+    }
+    let yes = mergeKeys(e.yes);
+    let no = mergeKeys(e.no);
+    for (const key of keysOf([...yes, ...no])) {
+      const { rest, taken } = extractKey(out, key);
+      if (taken.length === 0) continue;
+      out = rest;
+      yes = mergeKeys([...taken, ...yes]);
+      no = mergeKeys([...taken, ...no]);
+    }
+    out.push({ cond: e.cond, yes, no });
+  }
+  return out;
+}
+
+const mergeItem = (i: Item): Item => (isCondItem(i) ? { ...i, yes: i.yes.map(mergeItem), no: i.no.map(mergeItem) } : mergeNode(i));
+function mergeNode(n: Node): Node {
+  if (n.k === 'map') return map(mergeKeys(n.entries));
+  if (n.k === 'seq') return seq(n.items.map(mergeItem));
+  return n;
+}
+
+/** The compose template text of a root mapping; a key set twice in one mapping is written once (see `mergeKeys`). */
+export const emitCompose = (root: Extract<Node, { k: 'map' }>): string => `${emitEntries(mergeKeys(root.entries), 0).join('\n')}\n`;
 
 /** Literal text with `$` doubled: for sources whose strings compose must not interpolate. */
 export const dollarSafe = (s: string): string => s.replace(/\$/g, '$$$$');
