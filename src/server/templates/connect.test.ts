@@ -68,7 +68,7 @@ test('paperless gets the host and the port of the connect value apart', () => {
   const pl = render('paperless-ngx', { database: 'postgres://host.docker.internal:15432', database_password: 'pw', consume_dir: '/srv/scans' });
   const env = (pl.doc.services.webserver as { environment: Record<string, unknown> }).environment;
   assert.equal(env.PAPERLESS_DBHOST, 'host.docker.internal');
-  assert.equal(env.PAPERLESS_DBPORT, 15432);
+  assert.equal(env.PAPERLESS_DBPORT, '15432');
 });
 
 test('a connect value that is not scheme://host:port is refused, naming the field', () => {

@@ -4,6 +4,7 @@ import { isMap, parseDocument, visit } from 'yaml';
 import { parseConnectValue } from '../../shared/field-rules.ts';
 import type { FieldValue, TemplateFieldT, TemplateFileT } from '../../shared/template.ts';
 import { AppError } from '../core/errors.ts';
+import { composeText } from './compose-text.ts';
 import { stringifyCompose } from './yaml-out.ts';
 
 export const MAX_TEMPLATE_BYTES = 256 * 1024;
@@ -227,6 +228,7 @@ export function renderTemplate(input: RenderInput): RenderOutput {
     throw invalid('rendered compose has no services');
   }
   cleanEmpty(root);
+  composeText(root);
   if (!declared.some((f) => f.id === 'tz' || f.id === 'timezone')) addTimezone(root, input.timezone);
   return { compose: stringifyCompose(root), env, secretEnv };
 }

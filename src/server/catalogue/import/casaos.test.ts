@@ -66,8 +66,8 @@ test('/DATA/AppData/$AppID goes to the data folder, /DATA/Media/… to a folder 
 
 test('$PUID/$PGID are Kade’s user and group, $AppID the app’s name, $TZ Kade’s own, ${X:-default} a field with that default', () => {
   const env = parse(renderWithDefaults(hello()).compose).services.hello.environment;
-  assert.equal(env.PUID, 1000);
-  assert.equal(env.PGID, 1000);
+  assert.equal(env.PUID, '1000');
+  assert.equal(env.PGID, '1000');
   assert.equal(env.WEB_URL, 'http://hello-casa.local:8080');
   assert.equal(env.TZ, 'UTC');
   assert.equal(env.APP_TITLE, 'Hello from CasaOS');

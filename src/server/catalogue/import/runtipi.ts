@@ -234,6 +234,8 @@ export function dynamicToCompose(doc: Obj): { doc: Obj; main: string | undefined
       ['labels', 'labels'],
     ];
     for (const [from, to] of copy) if (s[from] !== undefined) out[to] = s[from];
+    // Runtipi's own name for a service's labels (its proxy's it adds itself).
+    if (isObj(s.extraLabels)) out.labels = { ...(isObj(out.labels) ? out.labels : {}), ...s.extraLabels };
     if (Array.isArray(s.environment)) {
       out.environment = Object.fromEntries(s.environment.filter(isObj).map((e) => [String(e.key), e.value === undefined ? null : String(e.value)]));
     } else if (isObj(s.environment)) out.environment = Object.fromEntries(Object.entries(s.environment).map(([k, v]) => [k, String(v)]));
