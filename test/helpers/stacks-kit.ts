@@ -99,6 +99,23 @@ const APPS: Record<string, { template: object; compose: string }> = {
   },
 };
 
+/** `dash`: a dashboard that binds the engine socket read-only, a power only an admin allows. */
+APPS.dash = {
+  template: { name: 'Dash', version: '1.0.0', fields: [{ id: 'title', label: 'Title', default: 'Dash', required: true }] },
+  compose: [
+    'services:',
+    '  web:',
+    `    image: ${IMAGES.web}`,
+    '    command: ["sleep", "infinity"]',
+    '    environment:',
+    '      TITLE: "{{title}}"',
+    '    volumes:',
+    '      - "/var/run/docker.sock:/var/run/docker.sock:ro"',
+    '      - "/etc/localtime:/etc/localtime:ro"',
+    '',
+  ].join('\n'),
+};
+
 /** Whether the Kade a dying wrapper belongs to was stopped at a failpoint. */
 interface Life {
   dead: boolean;

@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'stack.credentials_viewed': 'credentials_view',
   'stack.snapshot_restored': 'restore',
   'stack.outside_path_allowed': 'outside_path_allow',
+  'stack.powers_allowed': 'powers_allow',
   'stack.files_refused': 'files_refuse',
   'stack.files_accepted': 'files_accept',
   // Containers outside apps

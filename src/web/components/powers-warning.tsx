@@ -31,6 +31,8 @@ function line(p: PowerUseT): string {
       return t('powers.security_opt', { service, value });
     case 'devices':
       return t('powers.devices', { service, value });
+    case 'engine_socket':
+      return t('powers.engine_socket', { service, value });
   }
 }
 

@@ -65,6 +65,7 @@ export const enAdmin = {
   'audit.action.env_reveal': 'Show .env secrets',
   'audit.action.compose_edit': 'Edit compose file',
   'audit.action.outside_path_allow': 'Allow a host path outside the app',
+  'audit.action.powers_allow': 'Allow an app powers over the host',
   'audit.action.files_refuse': 'Refuse to run changed or forbidden app files',
   'audit.action.files_accept': 'Accept the app files as they are',
   'audit.action.credentials_view': 'View credentials',

@@ -12,6 +12,7 @@ export const enPolicy = {
   'powers.cap_add': 'Extra kernel capability {value} ({service})',
   'powers.security_opt': 'A security protection switched off: {value} ({service})',
   'powers.devices': 'The device {value} of the host ({service})',
+  'powers.engine_socket': 'Full control of every container on this host: the engine socket {value} ({service})',
   'powers.admin_only': 'Only an admin can install this app (setting ALLOW_PRIVILEGED_APPS). Ask an admin, or go back.',
   'powers.checking': 'Checking what the app gets over the host…',
 

@@ -65,6 +65,7 @@ export const nlAdmin = {
   'audit.action.env_reveal': '.env-geheimen tonen',
   'audit.action.compose_edit': 'Compose-bestand bewerken',
   'audit.action.outside_path_allow': 'Hostpad buiten de app toestaan',
+  'audit.action.powers_allow': 'Een app macht over de host geven',
   'audit.action.files_refuse': 'Weigeren gewijzigde of verboden app-bestanden te draaien',
   'audit.action.files_accept': 'App-bestanden accepteren zoals ze zijn',
   'audit.action.credentials_view': 'Inloggegevens bekijken',

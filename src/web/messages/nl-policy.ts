@@ -14,6 +14,7 @@ export const nlPolicy: Record<keyof typeof enPolicy, string> = {
   'powers.cap_add': 'Extra kernelrecht {value} ({service})',
   'powers.security_opt': 'Een beveiliging uitgeschakeld: {value} ({service})',
   'powers.devices': 'Het apparaat {value} van de host ({service})',
+  'powers.engine_socket': 'Volledige controle over elke container op deze host: de engine-socket {value} ({service})',
   'powers.admin_only': 'Alleen een beheerder kan deze app installeren (instelling ALLOW_PRIVILEGED_APPS). Vraag een beheerder, of ga terug.',
   'powers.checking': 'Nagaan wat de app van de host krijgt…',
 

@@ -6,10 +6,11 @@ import { AppError } from '../../core/errors.ts';
 import type { Actor, EventBus } from '../../core/events.ts';
 import type { Compose, ComposeProject, ComposeRunOptions, ComposeVariant } from '../../engine/compose.ts';
 import type { BindRules } from '../../settings/bind-rules.ts';
+import { composePowers, gatedPowers, powerKey } from '../../templates/compose-powers.ts';
 import { hostSources } from '../../templates/compose-sources.ts';
 import { enforceCompose, judge } from '../policy/bind-policy.ts';
 import { enforceNoLinks, enforceStructure } from '../policy/bind-structure.ts';
-import { composePowers, enforceComposePolicy, enforceEnvKeys, gatedPowers, type PrivilegedPolicy, powerKey } from '../policy/compose-policy.ts';
+import { enforceComposePolicy, enforceEnvKeys, type PrivilegedPolicy } from '../policy/compose-policy.ts';
 import { parseEnv } from '../store/env-file.ts';
 import { fileKeys, type SealedFiles, type Seals, type SealT } from '../store/file-seal.ts';
 import type { FolderIO } from '../store/folder-io.ts';
@@ -59,6 +60,9 @@ export const KADE_ITSELF: Actor = { user: 'kade', role: 'operator', ip: '' };
 /** Who sealed the files of apps installed before seals existed: what an admin set up then stays approved. */
 const BEFORE_SEALS: Actor = { user: 'kade (files as found at the upgrade)', role: 'admin', ip: '' };
 
+/** The engine socket Kade talks to, beside the default places (a bind of it is a power). */
+const socketsOf = (d: GateDeps): string[] => (d.binds.engineSocket ? [d.binds.engineSocket] : []);
+
 /** The app a compose project belongs to (an adopted app's project carries another name). */
 const appOf = (p: ComposeProject): string => p.stack ?? p.name;
 
@@ -91,7 +95,13 @@ function judgeNow(d: GateDeps, p: ComposeProject, actor: Actor, seal: SealT | nu
   const env = { ...dotenv, ...shell };
   for (const file of [files.compose, ...files.overrides]) {
     const text = readTextOrEmpty(d, file);
-    enforceComposePolicy(actor, text, { env: file === files.compose ? dotenv : {}, shell, allow: d.allowPrivileged(), ...(approved ? { approved } : {}) });
+    enforceComposePolicy(actor, text, {
+      env: file === files.compose ? dotenv : {},
+      shell,
+      allow: d.allowPrivileged(),
+      socket: d.binds.engineSocket,
+      ...(approved ? { approved } : {}),
+    });
     enforceCompose(text, env, { app, stackDir: p.dir }, d.binds, {
       actor,
       events: d.events,
@@ -170,7 +180,7 @@ function seal(d: GateDeps, p: ComposeProject, actor: Actor): void {
       const j = judge(s, scope, d.binds);
       return j.ok ? [] : [j.path];
     });
-    powers = gatedPowers(composePowers(text, env)).map(powerKey);
+    powers = gatedPowers(composePowers(text, env, socketsOf(d))).map(powerKey);
   } catch {
     // A file compose cannot read approves nothing; the next run refuses it with the reason.
   }
@@ -225,7 +235,7 @@ function verdict(d: GateDeps, p: ComposeProject): AppError | null {
 function accept(d: GateDeps, p: ComposeProject, actor: Actor, confirm?: readonly string[]): void {
   requireRole(actor, 'admin', "accepting an app's files");
   const { files, text, dotenv } = textsOf(d, p);
-  enforceComposePolicy(actor, text, { env: dotenv, shell: d.compose.environment(), allow: d.allowPrivileged() });
+  enforceComposePolicy(actor, text, { env: dotenv, shell: d.compose.environment(), allow: d.allowPrivileged(), socket: d.binds.engineSocket });
   enforceCompose(text, { ...dotenv, ...d.compose.environment() }, { app: appOf(p), stackDir: p.dir }, d.binds, {
     actor,
     events: d.events,
@@ -248,7 +258,7 @@ function sealFromBefore(d: GateDeps, p: ComposeProject): AppError | null {
   const env = { ...dotenv, ...d.compose.environment() };
   try {
     enforceEnvKeys(dotenv);
-    composePowers(text, env);
+    composePowers(text, env, socketsOf(d));
     const sources = hostSources(text, env);
     const scope = { app: appOf(p), stackDir: p.dir, files: fileKeys(files).map(([, f]) => f) };
     enforceNoLinks(sources, scope, d.binds);

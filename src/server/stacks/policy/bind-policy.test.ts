@@ -215,3 +215,25 @@ test('an admin allows outside paths only by confirming exactly them, and that is
   assert.equal(other.params.app, 'shop');
   assert.match(other.message, /'shop'/);
 });
+
+test('the host time zone files bound read-only pass for everyone; bound writable, or another /etc file, they are refused', () => {
+  const time = compose('    volumes: ["/etc/localtime:/etc/localtime:ro", { type: bind, source: /etc/timezone, target: /etc/timezone, read_only: true }]');
+  enforceCompose(time, {}, scope, rules, { actor: operator, events: bus });
+  for (const bind of ['"/etc/localtime:/etc/localtime"', '"/etc/timezone:/etc/timezone:rw"', '"/etc/passwd:/etc/passwd:ro"', '"/etc:/etc:ro"']) {
+    const e = refusal(() => enforceCompose(compose(`    volumes: [${bind}]`), {}, scope, rules, { actor: operator, events: bus }));
+    assert.equal(e.code, 'forbidden_path', bind);
+  }
+});
+
+test('the engine socket stays outside the allow list: only an admin who confirms it gets it, audited', () => {
+  const text = compose('    volumes: ["/var/run/docker.sock:/var/run/docker.sock:ro"]');
+  assert.equal(
+    refusal(() => enforceCompose(text, {}, scope, rules, { actor: operator, confirm: ['/var/run/docker.sock'], events: bus })).code,
+    'forbidden_path',
+  );
+  const e = refusal(() => enforceCompose(text, {}, scope, rules, { actor: admin, events: bus }));
+  assert.equal(e.params.confirm, '/var/run/docker.sock');
+  events.length = 0;
+  enforceCompose(text, {}, scope, rules, { actor: admin, confirm: ['/var/run/docker.sock'], events: bus });
+  assert.equal(events[0]?.type, 'stack.outside_path_allowed');
+});

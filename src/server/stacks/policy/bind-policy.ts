@@ -17,11 +17,14 @@ import { enforceNoLinks, enforceStructure } from './bind-structure.ts';
  * must lie, with `..` and `//` normalised and the links of its existing part followed, below
  *  (a) the app's own data folder DATA_DIR/<name>,
  *  (b) the app's own folder (relative `./x` binds; an adopted app's own folder), or
- *  (c) a host folder an admin listed in ALLOWED_HOST_DIRS.
+ *  (c) a host folder an admin listed in ALLOWED_HOST_DIRS,
+ * and, for every app, /etc/localtime and /etc/timezone bound read-only (the host's time zone).
  * Devices: a serial or video device under /dev (what /api/devices offers), or one below ALLOWED_HOST_DIRS.
  * Kade's own folders (DATA_DIR itself and other apps' data, LIBRARY_DIR, SVC_DATA, BACKUP_DIR) and the
  * engine socket are never allowed, whatever an admin listed. Anything else is refused with one message that
  * says neither whether the path exists nor why; an admin may allow it once by confirming exactly those paths.
+ * The engine socket is that and more: a power of its own too (templates/compose-powers.ts), so ALLOW_PRIVILEGED_APPS
+ * judges it first and no role but an admin, confirming it here, ever gets it.
  */
 export type Judgement = { ok: true; path: string } | { ok: false; path: string; otherApp: string | null };
 
@@ -108,7 +111,16 @@ export function judgeVolume(name: string, scope: BindScope, rules: BindRules): J
   return other ? { ok: false, path: name, otherApp: other } : { ok: true, path: name };
 }
 
-export function judge(s: Pick<HostSource, 'path' | 'kind'>, scope: BindScope, rules: BindRules): Judgement {
+/**
+ * The host's time zone files, bound read-only: how many stores pass the time zone, and no power at all (the
+ * container reads the zone and nothing else), so every role may. Bound writable they are refused like any /etc path.
+ */
+const TIME_FILES = new Set(['/etc/localtime', '/etc/timezone']);
+const isTimeFile = (s: Pick<HostSource, 'path' | 'kind' | 'readOnly' | 'mount'>): boolean =>
+  s.kind === 'bind' && s.mount === true && s.readOnly === true && s.path.startsWith('/') && TIME_FILES.has(normalisePath(s.path));
+
+export function judge(s: Pick<HostSource, 'path' | 'kind' | 'readOnly' | 'mount'>, scope: BindScope, rules: BindRules): Judgement {
+  if (isTimeFile(s)) return { ok: true, path: normalisePath(s.path) };
   if (s.kind === 'device') return judgeDevice(s.path, scope, rules);
   if (s.kind === 'volume') return judgeVolume(s.path, scope, rules);
   if (s.kind === 'container') return { ok: false, path: s.path, otherApp: null };

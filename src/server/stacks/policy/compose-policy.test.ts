@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
-import { composePowers, describePowers, enforceComposePolicy } from './compose-policy.ts';
+import { composePowers, describePowers } from '../../templates/compose-powers.ts';
+import { enforceComposePolicy } from './compose-policy.ts';
 
 const svc = (body: string) => `services:\n  app:\n    image: kade-test/busybox:1\n${body}`;
 const actor = (role: Actor['role']): Actor => ({ user: role, role, ip: '127.0.0.1' });

@@ -59,14 +59,14 @@ test("the app's own data folder and an allowed host folder pass; the own folder 
 });
 
 test('a folder outside the allowed places is refused at the field it was typed in; only an admin may confirm it', () => {
-  const want = { own: join(rules.dataDir, 'files'), refused: [{ field: 'media', path: '/tmp/x', reason: 'not_allowed', app: null }] };
+  const want = { own: join(rules.dataDir, 'files'), refused: [{ field: 'media', path: '/tmp/x', reason: 'not_allowed', app: null, read_only: false }] };
   assert.deepEqual(ask(admin, 'files', { media: '/tmp/x' }), { ...want, may_confirm: true });
   assert.deepEqual(ask(operator, 'files', { media: '/tmp/x' }), { ...want, may_confirm: false });
 });
 
 test("another app's data is its own reason, and the data folder follows the typed name", () => {
   const r = ask(admin, 'files', { appdata_dir: join(rules.dataDir, 'shop', 'db') });
-  assert.deepEqual(r.refused, [{ field: 'appdata_dir', path: join(rules.dataDir, 'shop', 'db'), reason: 'other_app', app: 'shop' }]);
+  assert.deepEqual(r.refused, [{ field: 'appdata_dir', path: join(rules.dataDir, 'shop', 'db'), reason: 'other_app', app: 'shop', read_only: false }]);
   assert.deepEqual(ask(admin, 'my-files', {}).refused, [], 'an empty data folder is the new name’s own');
 });
 
@@ -74,4 +74,30 @@ test('a name still being typed that is no app name judges as nobody’s: its dat
   const r = ask(operator, 'Bad Name', { appdata_dir: join(rules.dataDir, 'Bad Name') });
   assert.equal(r.refused.length, 1);
   assert.equal(r.refused[0]?.reason, 'not_allowed');
+});
+
+test('a path the template binds read-only only is said to be read-only; the engine socket is a host path to confirm too', () => {
+  const own = TemplateFile.parse({ name: 'Dash', version: '1.0.0', fields: [{ id: 'appdata_dir', label: 'Data folder', type: 'path', required: true }] });
+  const text = [
+    'services:',
+    '  web:',
+    '    image: busybox',
+    '    volumes:',
+    '      - "/:/host:ro"',
+    '      - "/var/run/docker.sock:/var/run/docker.sock"',
+    '      - "/etc/localtime:/etc/localtime:ro"',
+    '',
+  ].join('\n');
+  const dash = createHostPathReview({
+    catalogue: { loadApp: () => ({ template: own, compose: text, repo: { commit: null } }) } as unknown as Pick<CatalogueService, 'loadApp'>,
+    prefill: { dataDir: rules.dataDir, uid: 1000, gid: 1000 },
+    timezone: () => 'UTC',
+    binds: rules,
+    dirOf: (name) => join(rules.libraryDir, name),
+  });
+  const r = dash(admin, { repo: 'r', app: 'dash', name: 'dash', values: {} });
+  assert.deepEqual(r.refused, [
+    { field: null, path: '/', reason: 'not_allowed', app: null, read_only: true },
+    { field: null, path: '/var/run/docker.sock', reason: 'not_allowed', app: null, read_only: false },
+  ]);
 });

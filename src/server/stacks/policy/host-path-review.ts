@@ -48,8 +48,12 @@ export function createHostPathReview(d: HostPathReviewDeps) {
     const refused = new Map<string, HostPathReviewT['refused'][number]>();
     for (const s of sources) {
       const j = judge(s, scope, d.binds);
-      if (j.ok || refused.has(j.path)) continue;
-      refused.set(j.path, { field: fieldOf(s), path: j.path, reason: j.otherApp ? 'other_app' : 'not_allowed', app: j.otherApp });
+      if (j.ok) continue;
+      // Read-only only when every use of the path is a read-only bind.
+      const readOnly = s.kind === 'bind' && s.readOnly === true;
+      const seen = refused.get(j.path);
+      if (seen) seen.read_only &&= readOnly;
+      else refused.set(j.path, { field: fieldOf(s), path: j.path, reason: j.otherApp ? 'other_app' : 'not_allowed', app: j.otherApp, read_only: readOnly });
     }
     return { own: ownDataDir(d.binds, name), refused: [...refused.values()], may_confirm: roleAllows(actor.role, 'admin') };
   };

@@ -3,9 +3,10 @@ import type { FieldValue } from '../../../shared/template.ts';
 import type { CatalogueService } from '../../catalogue/catalogue.service.ts';
 import { requireRole } from '../../core/authorize.ts';
 import type { Actor } from '../../core/events.ts';
+import { composePowers } from '../../templates/compose-powers.ts';
 import { renderTemplate } from '../../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../../templates/values.ts';
-import { composePowers, mayUsePowers, type PrivilegedPolicy } from './compose-policy.ts';
+import { mayUsePowers, type PrivilegedPolicy } from './compose-policy.ts';
 
 export interface AppPowersDeps {
   catalogue: Pick<CatalogueService, 'loadApp'>;

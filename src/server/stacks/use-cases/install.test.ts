@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { ADMIN, createStacksKit, type StacksKit } from '../../../../test/helpers/stacks-kit.ts';
+import { ADMIN, createStacksKit, OPERATOR, type StacksKit } from '../../../../test/helpers/stacks-kit.ts';
 import { AppError } from '../../core/errors.ts';
 
 // Install over the fakes (test/helpers/stacks-kit.ts): the folder written whole or not at all, sealed as the
@@ -95,4 +95,39 @@ test('a name in use is refused before any job, and the app of that name is left 
   );
   assert.deepEqual(k.tree(), before);
   assert.equal(k.jobs.list().filter((j) => j.kind === 'stack.install').length, 1, 'no second install job');
+});
+
+test('an app that binds the engine socket: refused for an operator, an admin confirms the socket, the power is audited and sealed', async (t) => {
+  const k = await kit(t);
+  const refusedAs = (actor: typeof ADMIN, confirm?: string[]) => {
+    try {
+      k.stacks.install(actor, { repo: 'store', app: 'dash', name: 'dash', values: {}, ...(confirm ? { confirm_outside_paths: confirm } : {}) });
+    } catch (e) {
+      return e as AppError;
+    }
+    assert.fail('the install was not refused');
+  };
+  assert.equal(refusedAs(OPERATOR).code, 'app_powers_refused');
+  assert.match(refusedAs(OPERATOR).message, /engine socket \/var\/run\/docker\.sock/);
+  // The socket is no hole in the allow list: the admin names it, once, and an operator may not even then.
+  const admin = refusedAs(ADMIN);
+  assert.equal(admin.code, 'forbidden_path');
+  assert.equal(admin.params.confirm, '/var/run/docker.sock', 'the time zone file bound read-only needs no confirmation');
+  assert.equal(entries(k, 'dash').length, 0, 'nothing written');
+
+  const job = await k.done(k.stacks.install(ADMIN, { repo: 'store', app: 'dash', name: 'dash', values: {}, confirm_outside_paths: ['/var/run/docker.sock'] }));
+  assert.equal(job.state, 'succeeded', job.error ?? '');
+  const audited = k.events.filter((e) => e.type === 'stack.powers_allowed' || e.type === 'stack.outside_path_allowed');
+  assert.deepEqual(
+    audited.map((e) => [e.type, e.actor?.user, e.detail?.powers ?? e.detail?.paths]),
+    [
+      ['stack.outside_path_allowed', 'ada', '/var/run/docker.sock'],
+      ['stack.powers_allowed', 'ada', 'engine socket /var/run/docker.sock'],
+    ],
+  );
+  const seal = JSON.parse(k.read(join(k.paths.state, 'seals', 'dash.json')) ?? '{}');
+  assert.deepEqual(seal.approved.powers, ['web:engine_socket:/var/run/docker.sock']);
+  // What the admin set up stays usable by an operator.
+  const restart = await k.done(k.stacks.operate(OPERATOR, 'dash', 'restart'));
+  assert.equal(restart.state, 'succeeded', restart.error ?? '');
 });

@@ -8,11 +8,12 @@ import type { Actor } from '../../core/events.ts';
 import { failpoint } from '../../core/failpoint.ts';
 import type { JobContext } from '../../jobs/jobs.service.ts';
 import type { SubnetPool } from '../../networks/subnet-pool.ts';
+import { describePowers, gatedPowers } from '../../templates/compose-powers.ts';
 import { allFields, type RenderOutput, renderTemplate } from '../../templates/render.ts';
 import { type PrefillContext, resolveValues } from '../../templates/values.ts';
 import { stringifyCompose } from '../../templates/yaml-out.ts';
 import { enforceCompose, pathFieldOf } from '../policy/bind-policy.ts';
-import { enforceComposePolicy } from '../policy/compose-policy.ts';
+import { enforceComposePolicy, type PowerUse } from '../policy/compose-policy.ts';
 import { appDataValues } from '../store/app-data.ts';
 import { type EnvDialect, mergeEnv, parseEnv } from '../store/env-file.ts';
 import { checkName } from '../store/stack-dir.ts';
@@ -132,14 +133,23 @@ function prepareJudged(c: StackContext, actor: Actor, req: InstallRequest): Prep
     timezone: c.timezone(),
     now: c.clock(),
   });
-  enforceComposePolicy(actor, prepared.render.compose, { env: prepared.render.env, allow: c.allowPrivileged() });
+  const uses = enforceComposePolicy(actor, prepared.render.compose, { env: prepared.render.env, allow: c.allowPrivileged(), socket: c.binds.engineSocket });
   enforceCompose(prepared.render.compose, prepared.render.env, { app: req.name, stackDir: join(c.binds.libraryDir, req.name) }, c.binds, {
     actor,
     confirm: req.confirm_outside_paths,
     events: c.events,
     fieldOf: pathFieldOf(loaded.template, prepared.values),
   });
+  auditPowers(c, actor, req.name, uses);
   return prepared;
+}
+
+/** The powers over the host an install hands the app, named in the audit log beside who allowed them. */
+function auditPowers(c: StackContext, actor: Actor, name: string, uses: PowerUse[]): void {
+  const gated = gatedPowers(uses);
+  if (gated.length === 0) return;
+  const services = [...new Set(gated.map((u) => u.service))].join(', ');
+  c.events.emit({ type: 'stack.powers_allowed', actor, source: 'stacks', target: name, status: 'ok', detail: { powers: describePowers(gated), services } });
 }
 
 /** The install job's work: the folder written and sealed, the files validated, the containers started. */
