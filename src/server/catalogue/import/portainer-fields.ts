@@ -105,17 +105,21 @@ export class VarFields {
   }
 }
 
+/** A `$` compose would refuse (`$?`, `5$`) or read as the start of a variable: doubled, it stays text. */
+const loneDollars = (s: string): string => s.replace(/\$/g, '$$$$');
+
 const VAR = /\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 
 /**
  * A string of a stack file with compose's variables (`${X}`, `${X:-d}`, `${X:+alt}`, `$X`) as placeholders of their
- * fields; `$$` and other text stay as compose reads them. A preset entry's value is written as it is.
+ * fields; `$$` and other text stay as compose reads them, a `$` that starts no variable (`$?` of a shell) is escaped.
+ * A preset entry's value is written as it is.
  */
 export function stackParts(s: string, vars: VarFields): Part[] {
   const parts: Part[] = [];
   let last = 0;
   for (const m of s.matchAll(VAR)) {
-    if (m.index > last) parts.push({ lit: s.slice(last, m.index) });
+    if (m.index > last) parts.push({ lit: loneDollars(s.slice(last, m.index)) });
     last = m.index + m[0].length;
     if (m[1]) {
       parts.push({ lit: '$$' });
@@ -137,7 +141,7 @@ export function stackParts(s: string, vars: VarFields): Part[] {
       parts.push({ when: { field: f.id, negate: false }, parts: [{ field: f.id }] }, { when: { field: f.id, negate: true }, parts: [{ lit: arg }] });
     } else parts.push(...fieldParts(f));
   }
-  if (last < s.length) parts.push({ lit: s.slice(last) });
+  if (last < s.length) parts.push({ lit: loneDollars(s.slice(last)) });
   return parts;
 }
 

@@ -141,6 +141,11 @@ test('type 3: the stack file of this repo, its variables as fields, relative and
   assert.ok(a.notes.includes('label com.docker.compose.project dropped: Kade and compose set it'));
 });
 
+test('type 3: a $ of the stack file that is no variable reaches compose as $$ (issue #26, class 4)', () => {
+  const db = renderDefaults(app('wiki-stack')).doc.services.db;
+  assert.deepEqual(db.healthcheck.test, ['CMD-SHELL', 'pg_isready -U postgres || exit $$?']);
+});
+
 test('a port range is published as written', () => {
   const a = app('nginx-web-server-2');
   assert.deepEqual(renderDefaults(a).doc.services['nginx-web-server-2'].ports, ['8081:80', '9000-9002:9000-9002/udp']);

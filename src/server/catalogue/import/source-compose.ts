@@ -29,6 +29,12 @@ const VAR = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+=])([^}]*))?\}|\$([A-Za-
 /** The variables a string refers to. */
 export const varsOf = (s: string): string[] => [...s.matchAll(VAR)].map((m) => m[1] ?? m[4] ?? '').filter(Boolean);
 
+/**
+ * The text between variables: a `$` there is none compose could read as a variable (`$?` of a shell, `5$`), and
+ * compose would refuse or interpolate it; escaped, it reaches the container as written.
+ */
+const loneDollars = (s: string): string => s.replace(/\$/g, '$$$$');
+
 /** Literal parts merged, so a string without mapped variables stays one literal. */
 function pushLit(parts: Part[], s: string) {
   if (!s) return;
@@ -79,12 +85,12 @@ export class Vars {
     return f ? fieldParts(f) : [{ field: id }];
   }
 
-  /** A source string with its variables mapped; `$$` stays as compose's own escape. */
+  /** A source string with its variables mapped; `$$` stays as compose's own escape, any other `$` becomes one. */
   parts(s: string): Part[] {
     const parts: Part[] = [];
     let at = 0;
     for (const m of s.matchAll(VAR)) {
-      pushLit(parts, s.slice(at, m.index));
+      pushLit(parts, loneDollars(s.slice(at, m.index)));
       at = (m.index ?? 0) + m[0].length;
       if (m[0] === '$$') {
         pushLit(parts, '$$');
@@ -103,7 +109,7 @@ export class Vars {
         else parts.push(p);
       }
     }
-    pushLit(parts, s.slice(at));
+    pushLit(parts, loneDollars(s.slice(at)));
     return parts;
   }
 
