@@ -52,6 +52,22 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Waits for `p` at most `ms`, failing naming `what`. Its timer also keeps the process alive while it waits: an engine's
+ * event stream does not (a watch in the background never holds a process), so a case awaiting an event needs it.
+ */
+export async function within<T>(what: string, p: Promise<T>, ms = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Asks `probe` until `ok` holds of its answer; fails after `ms` naming `what` and the last answer. */
 export async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;

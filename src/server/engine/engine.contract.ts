@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { contractCase, freePort, readUntil, rejectsWith, readAll as text, until } from '../../../test/engine/contract-helpers.ts';
+import { contractCase, freePort, readUntil, rejectsWith, readAll as text, until, within } from '../../../test/engine/contract-helpers.ts';
 import { overlaps } from '../../shared/cidr.ts';
 import { sinceOf } from './docker-events.ts';
 import { COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, type ContainerEvent, type ContainerSpec, type Engine } from './engine.ts';
@@ -275,7 +275,7 @@ function eventCases(each: Each): void {
       (c) => c?.state === 'exited',
     );
     await t.engine.removeContainer(id);
-    await reading;
+    await within('the destroy event', reading);
     stream.close();
     assert.deepEqual(
       got.map((e) => [e.action, e.id, e.name, e.labels[COMPOSE_PROJECT_LABEL]]),
@@ -285,11 +285,16 @@ function eventCases(each: Each): void {
     const start = got.find((e) => e.action === 'start') as ContainerEvent;
     const replay = await t.engine.containerEvents({ actions: ['start', 'destroy'], since: sinceOf(start.timeNano) });
     const replayed: string[] = [];
-    for await (const e of replay.events) {
-      if (e.labels['kade.test.contract'] !== s.run) continue;
-      replayed.push(e.action);
-      if (e.action === 'destroy') break;
-    }
+    await within(
+      'the replay from since',
+      (async () => {
+        for await (const e of replay.events) {
+          if (e.labels['kade.test.contract'] !== s.run) continue;
+          replayed.push(e.action);
+          if (e.action === 'destroy') break;
+        }
+      })(),
+    );
     replay.close();
     assert.deepEqual(replayed, ['start', 'destroy'], 'since is inclusive');
   });
