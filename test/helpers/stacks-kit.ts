@@ -186,6 +186,29 @@ export interface StacksKit {
   dispose(): void;
 }
 
+/**
+ * `casa-proxy`: an app of another store's format (CasaOS) whose configuration its compose file holds inline, which
+ * the install writes as a file of the app's folder (issue 26, class 7).
+ */
+const CASA_PROXY = [
+  'services:',
+  '  web:',
+  `    image: ${IMAGES.web}`,
+  '    command: ["sleep", "infinity"]',
+  '    configs:',
+  '      - source: site',
+  '        target: /etc/site.conf',
+  'configs:',
+  '  site:',
+  '    content: |',
+  '      listen 80;',
+  'x-casaos:',
+  '  main: web',
+  '  title:',
+  '    en_us: Casa Proxy',
+  '',
+].join('\n');
+
 /** Writes the kit's repo (apps/<app>/template.json and docker-compose.yml) into `dir`. */
 function writeRepo(dir: string): void {
   writeFileSync(join(dir, 'VERSION'), 'v0.1.00\n');
@@ -194,6 +217,8 @@ function writeRepo(dir: string): void {
     writeFileSync(join(dir, 'apps', app, 'template.json'), JSON.stringify(a.template, null, 2));
     writeFileSync(join(dir, 'apps', app, 'docker-compose.yml'), a.compose);
   }
+  mkdirSync(join(dir, 'apps', 'casa-proxy'), { recursive: true });
+  writeFileSync(join(dir, 'apps', 'casa-proxy', 'docker-compose.yml'), CASA_PROXY);
 }
 
 /**

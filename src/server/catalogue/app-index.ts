@@ -18,6 +18,8 @@ export interface IndexedApp {
   dir: string;
   /** What the importer dropped or mapped (empty for Kade's own format). */
   notes: string[];
+  /** Files the app's folder gets beside its compose file (an imported store's inline configs; none for Kade's own). */
+  files: Record<string, string>;
 }
 
 /** An app folder left out of the store, and why; `app` is '' when the apps folder itself is missing. */
@@ -52,7 +54,7 @@ export function indexRepo(repoId: string, appsDir: string, root: string = appsDi
   for (const a of tree.apps) {
     try {
       checkRenders(a.template, a.compose);
-      apps.push({ repo: repoId, app: a.id, template: a.template, compose: a.compose, format: a.format, dir: a.dir, notes: a.notes });
+      apps.push({ repo: repoId, app: a.id, template: a.template, compose: a.compose, format: a.format, dir: a.dir, notes: a.notes, files: a.files ?? {} });
     } catch (err) {
       // The first line says what is wrong; the rest is parser context with internal stand-ins.
       skipped.push({ app: a.id, reason: errorMessage(err).split('\n')[0]?.trim() ?? '' });

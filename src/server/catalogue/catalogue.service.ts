@@ -93,7 +93,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
     syncAll: (actor: Actor | null): JobT[] => c.repos.list().map((r) => startSync(c, actor, r.id)),
     apps: (): IndexedApp[] => c.repos.list().flatMap((r) => index(c, r).apps),
     /** The app as the index read it (an imported app's template is the importer's, never re-read as Kade's). */
-    loadApp: (repoId: string, app: string): LoadedTemplate & { repo: RepoRecord } => loadApp(c, repoId, app),
+    loadApp: (repoId: string, app: string): LoadedApp => loadApp(c, repoId, app),
   };
 }
 
@@ -240,12 +240,15 @@ async function remove(c: Ctx, actor: Actor, id: string): Promise<void> {
   });
 }
 
-function loadApp(c: Ctx, repoId: string, app: string): LoadedTemplate & { repo: RepoRecord } {
+/** An app to install: its template, compose template and the other files its folder gets (an imported app's configs). */
+export type LoadedApp = LoadedTemplate & { repo: RepoRecord; files: Record<string, string> };
+
+function loadApp(c: Ctx, repoId: string, app: string): LoadedApp {
   const r = get(c, repoId);
   const found = index(c, r).apps.find((a) => a.app === app);
   if (!found) throw notFound('app', `${repoId}/${app}`);
-  if (found.format === 'kade') return { ...loadTemplate(found.dir, app), repo: r };
-  return { template: found.template, compose: found.compose, dir: found.dir, repo: r };
+  if (found.format === 'kade') return { ...loadTemplate(found.dir, app), repo: r, files: {} };
+  return { template: found.template, compose: found.compose, dir: found.dir, repo: r, files: found.files };
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;

@@ -12,7 +12,7 @@ import { readRegularFile } from '../../templates/load.ts';
 import { categoriesOf } from '../derive-categories.ts';
 import { APPDATA_FIELD, clip, displayText, ownerIdField, plainText, refuse, slug, tzField, versionOf } from './portainer-common.ts';
 import { emitCompose, type Part } from './portainer-emit.ts';
-import { convertCompose, isObj, otherHostPath, Vars } from './source-compose.ts';
+import { convertCompose, filesOf, isObj, otherHostPath, Vars } from './source-compose.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -119,7 +119,7 @@ export function importCasaos(dir: string, folder: string): ImportedApp {
     throw refuse(`the mapped template is not valid: ${i?.path.join('.')} ${i?.message}`);
   }
   const id = isSafeName(folder) ? folder : slug(folder);
-  return { id, template: checked.data, compose: emitCompose(tree), notes: [...c.vars.notes] };
+  return { id, template: checked.data, compose: emitCompose(tree), notes: [...c.vars.notes], ...filesOf(c.vars) };
 }
 
 /** The variables of a CasaOS app, with the fields made for its platform's ($AppID, $PUID…) and its shared folders. */

@@ -3,7 +3,7 @@
  * Portainer templates file), render each as an install with its defaults would (stand-in values for required
  * fields without one), and let the compose CLI judge the result (`config -q`, v2 or else v1), two at a time.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { FieldValue, TemplateFileT } from '../../../shared/template.ts';
@@ -101,12 +101,25 @@ function localCompose(): Compose {
   return local;
 }
 
-/** Null when `config -q` accepts the file (`yaml` with its `.env`), else the last line compose said. */
-export async function composeCheck(name: string, yaml: string, env: Record<string, string>, compose = localCompose()): Promise<string | null> {
+/**
+ * Null when `config -q` accepts the file (`yaml` with its `.env` and the app's other files, as an install writes
+ * them), else the last line compose said.
+ */
+export async function composeCheck(
+  name: string,
+  yaml: string,
+  env: Record<string, string>,
+  compose = localCompose(),
+  files: Record<string, string> = {},
+): Promise<string | null> {
   const dir = mkdtempSync(join(tmpdir(), 'kade-check-'));
   const file = join(dir, 'docker-compose.yml');
   try {
     writeFileSync(file, yaml);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
     writeFileSync(
       join(dir, '.env'),
       Object.entries(env)
@@ -163,7 +176,7 @@ export async function checkPath(path: string, opts: { compose?: Compose; paralle
     } catch (err) {
       return `${app.id}: does not render: ${errorMessage(err).split('\n')[0]}`;
     }
-    const problem = await composeCheck(app.id, rendered.compose, rendered.env, opts.compose);
+    const problem = await composeCheck(app.id, rendered.compose, rendered.env, opts.compose, app.files);
     return problem === null ? null : `${app.id}: compose config: ${problem}`;
   });
   for (const r of results) if (r) failures.push(r);

@@ -17,7 +17,7 @@ import { categoriesOf } from '../derive-categories.ts';
 import { APPDATA_FIELD, clip, displayText, fieldIdOf, refuse, slug, versionOf, withDefault } from './portainer-common.ts';
 import { emitCompose } from './portainer-emit.ts';
 import { runtipiVars } from './runtipi-platform.ts';
-import { convertCompose, isObj, otherHostPath } from './source-compose.ts';
+import { convertCompose, filesOf, isObj, otherHostPath } from './source-compose.ts';
 import type { AppFolderImporter, ImportedApp } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -305,7 +305,7 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
   }
   const idSource = str(config.id) ?? folder;
   const id = isSafeName(idSource) ? idSource : slug(idSource);
-  return { id, template: checked.data, compose: emitCompose(tree), notes: [...notes] };
+  return { id, template: checked.data, compose: emitCompose(tree), notes: [...notes], ...filesOf(vars) };
 }
 
 /** The app's compose: the dynamic `docker-compose.json` turned into compose, else `docker-compose.yml` as it is. */

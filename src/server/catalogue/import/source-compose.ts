@@ -53,6 +53,8 @@ export type Platform = (name: string) => Part[] | null;
 export class Vars {
   readonly fields: TemplateFieldT[] = [];
   readonly notes = new Set<string>();
+  /** Files the app's folder holds beside its compose file (path relative to it → text): the source's inline configs. */
+  readonly files = new Map<string, string>();
   private readonly byVar = new Map<string, string>();
   readonly allocate = idAllocator('_', ['appdata_dir']);
   constructor(
@@ -186,6 +188,59 @@ function dependsOn(d: unknown, rules: ComposeRules): Node {
   );
 }
 
+/** `start_interval` is compose v2's alone (v1 refuses the file): without it the checks run at `interval` from the start. */
+function healthcheck(h: unknown, rules: ComposeRules): Node {
+  if (!isObj(h) || !('start_interval' in h)) return plain(h, rules.vars);
+  rules.vars.notes.add('healthcheck start_interval dropped (compose v1 does not know it)');
+  const { start_interval: _, ...rest } = h;
+  return plain(rest, rules.vars);
+}
+
+/** The folder of an app's inline configs, beside its compose file. */
+export const CONFIGS_DIR = 'configs';
+
+/**
+ * Top-level `configs` whose `content` is inline as files of the app's folder (compose v2 alone reads inline
+ * content, and compose v1 ignores `configs` altogether): their names → the file, relative to the compose file. The
+ * text is the file's as v2 would write it (`$$` is a `$`); a variable in it would need a value no file can take, so
+ * such an app is refused with the reason.
+ */
+function inlineConfigs(v: unknown, rules: ComposeRules): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!isObj(v)) return out;
+  for (const [name, def] of Object.entries(v)) {
+    if (!isObj(def) || typeof def.content !== 'string') continue;
+    const used = varsOf(def.content);
+    if (used.length > 0) throw refuse(`configs.${name}.content uses variables (${used.join(', ')}), which a config file cannot fill in`);
+    const file = `${CONFIGS_DIR}/${name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || 'config'}`;
+    if (rules.vars.files.has(file)) throw refuse(`configs.${name} has the same file name as another config`);
+    rules.vars.files.set(file, def.content.replace(/\$\$/g, '$'));
+    rules.vars.notes.add(`inline config ${name} written as the file ./${file}, mounted read-only (compose v1 reads no configs)`);
+    out.set(name, file);
+  }
+  return out;
+}
+
+/** The files of an imported app's folder, for `ImportedApp.files` (none: no key). */
+export const filesOf = (vars: Vars): { files?: Record<string, string> } => (vars.files.size ? { files: Object.fromEntries(vars.files) } : {});
+
+/** A service's `configs` entries of inline configs as read-only binds of their files (the target compose would use). */
+function configMounts(list: unknown, inline: ReadonlyMap<string, string>): { mounts: string[]; rest: unknown[] } {
+  const mounts: string[] = [];
+  const rest: unknown[] = [];
+  for (const c of Array.isArray(list) ? list : []) {
+    const source = typeof c === 'string' ? c : isObj(c) && typeof c.source === 'string' ? c.source : undefined;
+    const file = source === undefined ? undefined : inline.get(source);
+    if (file === undefined || source === undefined) {
+      rest.push(c);
+      continue;
+    }
+    const target = isObj(c) && typeof c.target === 'string' && c.target ? c.target : `/${source}`;
+    mounts.push(`./${file}:${target}:ro`);
+  }
+  return { mounts, rest };
+}
+
 function portField(rules: ComposeRules, service: string, container: string, host: string | undefined) {
   const id = rules.vars.allocate(`port_${container.replace(/\D+/g, '_')}`);
   return { id, label: rules.portLabel(service, container), host };
@@ -276,9 +331,14 @@ function networks(n: unknown, rules: ComposeRules): Node | null {
   return without(n, rules, (k) => rules.dropNetwork(k), String, 'the store\u2019s own network dropped');
 }
 
-function service(name: string, svc: Obj, rules: ComposeRules): Node {
+function service(name: string, svc: Obj, rules: ComposeRules, inline: ReadonlyMap<string, string>): Node {
   const entries: Entry[] = [];
+  const { mounts, rest } = configMounts(svc.configs, inline);
   for (const [key, value] of Object.entries(svc)) {
+    if (key === 'configs' && Array.isArray(value)) {
+      if (rest.length) entries.push({ key, value: plain(rest, rules.vars) });
+      continue;
+    }
     if (rules.dropServiceKey(key)) continue;
     // A second install of the app would collide on it; the service name resolves the same inside the app's network.
     if (key === 'container_name' && value === name) {
@@ -294,6 +354,7 @@ function service(name: string, svc: Obj, rules: ComposeRules): Node {
     else if (key === 'labels') node = labels(value, rules);
     else if (key === 'networks') node = networks(value, rules);
     else if (key === 'depends_on') node = dependsOn(value, rules);
+    else if (key === 'healthcheck') node = healthcheck(value, rules);
     else if ((key === 'command' || key === 'entrypoint') && Array.isArray(value))
       node = plain(
         value.map((x) => (isObj(x) ? x : String(x))),
@@ -302,30 +363,41 @@ function service(name: string, svc: Obj, rules: ComposeRules): Node {
     else node = plain(value, rules.vars);
     if (node) entries.push({ key, value: node });
   }
+  if (mounts.length) addMounts(entries, mounts);
   return map(entries);
+}
+
+function addMounts(entries: Entry[], mounts: string[]): void {
+  const volumes = entries.find((e): e is Extract<Entry, { key: string }> => 'key' in e && e.key === 'volumes');
+  if (volumes?.value.k === 'seq') volumes.value.items.push(...mounts.map((m) => lit(m)));
+  else entries.push({ key: 'volumes', value: seq(mounts.map((m) => lit(m))) });
 }
 
 /** The compose document as a template tree: top-level `name` and `x-*` dropped (Kade names the project). */
 export function convertCompose(doc: Obj, rules: ComposeRules): Extract<Node, { k: 'map' }> {
   if (!isObj(doc.services) || Object.keys(doc.services).length === 0) throw refuse('the compose file has no services');
   const entries: Entry[] = [];
+  const inline = inlineConfigs(doc.configs, rules);
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'name' || key === 'version' || key.startsWith('x-')) continue;
     if (key === 'services') {
       const svcs = Object.entries(value as Obj).map(([n, s]) => {
         if (!isObj(s)) throw refuse(`service ${n} is not a mapping`);
-        return { key: n, value: service(n, s, rules) };
+        return { key: n, value: service(n, s, rules, inline) };
       });
       entries.push({ key, value: map(svcs) });
     } else if (key === 'networks') {
       const n = networks(value, rules);
       if (n) entries.push({ key, value: n });
+    } else if (key === 'configs' && isObj(value)) {
+      const kept = Object.fromEntries(Object.entries(value).filter(([n]) => !inline.has(n)));
+      if (Object.keys(kept).length) entries.push({ key, value: plain(kept, rules.vars) });
     } else entries.push({ key, value: plain(value, rules.vars) });
   }
   return map(entries) as Extract<Node, { k: 'map' }>;
 }
 
-/** A bind source outside the store's data folder: below the app's data folder, or refused (engine socket, /etc…). */
+/** A bind source outside the store's data folder: below the app's data folder, or as it is for the host's own places (engine socket, /etc…). */
 export function otherHostPath(source: string, vars: Vars): Part[] | 'drop' {
   if (source.includes('$')) return vars.parts(source);
   const to = hostPath(source);

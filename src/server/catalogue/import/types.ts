@@ -16,6 +16,11 @@ export interface ImportedApp {
   compose: string;
   /** Store-specific parts dropped or mapped (e.g. "traefik labels dropped"), for the report. */
   notes: string[];
+  /**
+   * Files the app's folder holds beside its compose file, by path relative to it (`configs/<name>`): the store's
+   * inline configs, which the compose file binds read-only. The install writes them with the compose file.
+   */
+  files?: Record<string, string>;
 }
 
 export interface Refusal {

@@ -4,7 +4,7 @@ import type { Actor } from '../../core/events.ts';
 import { failpoint } from '../../core/failpoint.ts';
 import type { ComposeProject } from '../../engine/compose.ts';
 import type { Seals } from './file-seal.ts';
-import type { FolderIO } from './folder-io.ts';
+import type { FileWrite, FolderIO } from './folder-io.ts';
 import type { Snapshots } from './snapshots.ts';
 import type { StackDirsAll, StackLocation } from './stack-dir.ts';
 import { COMPOSE_FILE, ENV_FILE, META_FILE } from './stack-files.ts';
@@ -41,24 +41,41 @@ const INSTALL_TEMP = /^\.tmp-([a-z0-9][a-z0-9_-]*)-[0-9a-f]{8}$/;
 
 const hex = () => randomBytes(4).toString('hex');
 
+/** The one folder an app's other files go in (stacks/store owns it as it owns the compose file). */
+const EXTRA_DIR = 'configs';
+const EXTRA_PATH = /^configs\/(?!\.)[A-Za-z0-9._-]{1,100}$/;
+
+/** An app's other files as writes into `dir`; a path outside `configs/` (or with `..`) is refused before anything is written. */
+function extraWrites(dir: string, extra: Record<string, string>): FileWrite[] {
+  return Object.entries(extra).map(([path, content]) => {
+    if (!EXTRA_PATH.test(path) || path.includes('..')) throw new Error(`'${path}' is not a file an app's folder may hold (configs/<name>)`);
+    // Read by the container's own user, whoever that is; the app's folder is Kade's, and the bind is read-only.
+    return { path: join(dir, path), content, mode: 0o644 };
+  });
+}
+
 /** A new app's folder (install) and the temp folders a crash left of one. */
 export function newFolders(p: StoreParts) {
   const { io } = p;
   return {
     /**
      * A new app's folder: written into a temp folder and renamed into place (never half-written), then sealed as the
-     * installing user's. Throws when the name is taken meanwhile.
+     * installing user's. `extra` holds the app's other files by path below its folder (an imported store's inline
+     * configs, `configs/<name>`, which its compose file binds read-only). Throws when the name is taken meanwhile.
      */
-    create(name: string, files: { compose: string; env: string; meta: string }, actor: Actor): StackLocation {
+    create(name: string, files: { compose: string; env: string; meta: string; extra?: Record<string, string> }, actor: Actor): StackLocation {
       const final = join(p.libraryDir, name);
       const tmp = join(p.libraryDir, `.tmp-${name}-${hex()}`);
+      const extra = extraWrites(tmp, files.extra ?? {});
       io.mkdir(tmp, 0o755);
       try {
         io.write([{ path: join(tmp, COMPOSE_FILE), content: files.compose, mode: MODES.newCompose }]);
         failpoint('install.temp');
+        if (extra.length > 0) io.mkdir(join(tmp, EXTRA_DIR), 0o755);
         io.write([
           { path: join(tmp, ENV_FILE), content: files.env, mode: MODES.env },
           { path: join(tmp, META_FILE), content: files.meta, mode: MODES.meta },
+          ...extra,
         ]);
         if (io.kind(final) !== null) throw new Error(`'${final}' appeared while installing`);
         io.rename(tmp, final);

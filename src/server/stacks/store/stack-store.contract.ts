@@ -79,6 +79,26 @@ function installCases(fresh: () => StoreSetup): void {
     assert.equal(s.store.taken('app'), true);
     assert.equal(s.store.taken('other'), false);
   });
+  test("an install writes the app's other files (an imported store's inline configs) in configs/, readable by the container; no other path", () => {
+    const s = open(fresh());
+    const extra = { 'configs/site.conf': 'server { listen 80; }\n', 'configs/init.sql': 'SELECT 1;\n' };
+    const loc = s.store.create('app', { compose: COMPOSE, env: ENV, meta: META, extra }, admin);
+    assert.equal(s.text(join(loc.dir, 'configs', 'site.conf')), extra['configs/site.conf']);
+    assert.equal(s.text(join(loc.dir, 'configs', 'init.sql')), extra['configs/init.sql']);
+    assert.equal(s.mode(join(loc.dir, 'configs', 'site.conf')), 0o644);
+    for (const bad of ['../evil', 'configs/../../evil', '.env', 'configs/.hidden', '/etc/passwd', 'configs/a/b']) {
+      assert.throws(
+        () => s.store.create('other', { compose: COMPOSE, env: ENV, meta: META, extra: { [bad]: 'x' } }, admin),
+        /is not a file an app's folder may hold/,
+        bad,
+      );
+    }
+    assert.deepEqual(
+      s.io.list(s.lib).map((e) => e.name),
+      ['app'],
+      'a refused install leaves nothing behind',
+    );
+  });
   test('an install under a name taken meanwhile is refused and leaves nothing behind', () => {
     const s = open(fresh());
     app(s);

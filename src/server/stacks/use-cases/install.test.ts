@@ -131,3 +131,17 @@ test('an app that binds the engine socket: refused for an operator, an admin con
   const restart = await k.done(k.stacks.operate(OPERATOR, 'dash', 'restart'));
   assert.equal(restart.state, 'succeeded', restart.error ?? '');
 });
+
+test("an imported app's inline config is written as a file of its folder with the compose file, bound read-only", async (t) => {
+  const k = await kit(t);
+  const job = await k.install('proxy', 'casa-proxy');
+  assert.equal(job.state, 'succeeded', job.error ?? '');
+  const dir = join(k.paths.library, 'proxy');
+  assert.deepEqual(entries(k, 'proxy'), ['proxy', 'proxy/.env', 'proxy/.svc.json', 'proxy/configs', 'proxy/configs/site', 'proxy/docker-compose.yml']);
+  assert.equal(k.read(join(dir, 'configs', 'site')), 'listen 80;\n');
+  const compose = parse(k.read(join(dir, 'docker-compose.yml')) ?? '');
+  assert.deepEqual(compose.services.web.volumes, ['./configs/site:/etc/site.conf:ro']);
+  assert.equal(compose.configs, undefined, 'no configs key: compose v1 ignores it');
+  assert.deepEqual(k.stacks.filesVerdict(ADMIN, 'proxy'), { ok: true, refusal: null });
+  assert.deepEqual(Object.keys(await k.running('proxy')), ['web']);
+});

@@ -28,6 +28,8 @@ export interface PreparedInstall {
   secrets: string[];
   /** The resolved form values the template was rendered with. */
   values: Record<string, FieldValue>;
+  /** The app's other files by path below its folder (an imported store's inline configs). */
+  files: Record<string, string>;
 }
 
 /** Resolves and renders everything before any directory exists, so bad input leaves nothing behind. */
@@ -36,6 +38,8 @@ export function prepareInstall(input: {
   source: { repo: string; app: string; commit: string | null };
   template: TemplateFileT;
   compose: string;
+  /** Files the app's folder gets beside its compose file, as the catalogue gives them. */
+  files?: Record<string, string>;
   values: Record<string, FieldValue>;
   prefill: PrefillContext;
   timezone: string;
@@ -52,7 +56,7 @@ export function prepareInstall(input: {
     networks: [],
     installed_at: input.now.toISOString(),
   };
-  return { name: input.name, render, meta, secrets: secretValues(template, values), values };
+  return { name: input.name, render, meta, secrets: secretValues(template, values), values, files: input.files ?? {} };
 }
 
 /** The parts of `.svc.json` that follow from the template and the form values; never a secret. */
@@ -87,11 +91,12 @@ export const secretValues = (template: TemplateFileT, values: Record<string, Fie
     .map((f) => String(values[f.id] ?? ''))
     .filter((s) => s.length > 0);
 
-/** The texts of a new app's three files (the stack store writes them: stacks/store/stack-store.ts `create`). */
-export const installFiles = (p: PreparedInstall, dialect: EnvDialect): { compose: string; env: string; meta: string } => ({
+/** The texts of a new app's files: its three and any others (the stack store writes them: stacks/store/stack-store.ts `create`). */
+export const installFiles = (p: PreparedInstall, dialect: EnvDialect): { compose: string; env: string; meta: string; extra: Record<string, string> } => ({
   compose: p.render.compose,
   env: mergeEnv('', p.render.env, new Set(), dialect),
   meta: `${JSON.stringify(p.meta, null, 2)}\n`,
+  extra: p.files,
 });
 
 /** What an install asks for: the app of a repo, its name and the form's values. */
@@ -128,6 +133,7 @@ function prepareJudged(c: StackContext, actor: Actor, req: InstallRequest): Prep
     source: { repo: req.repo, app: req.app, commit: loaded.repo.commit },
     template: loaded.template,
     compose: loaded.compose,
+    files: loaded.files,
     values: appDataValues(loaded.template, req.values, { dataDir: c.prefill.dataDir, name: req.name }),
     prefill: c.prefill,
     timezone: c.timezone(),
