@@ -19,7 +19,7 @@ export const TemplateField = z
     secret: z.boolean().default(false),
     /** true: a random value when left empty; false: never offer one (a value made up here would be wrong); absent: a button on secret password fields. */
     generate: z.boolean().optional(),
-    /** A generated value's characters: base64url (the default) or hex (lower-case); its length is min_length, at least 32. */
+    /** A generated value's characters: base64url (the default) or hex (lower-case); its length is min_length, at least 32 (and at most max_length). */
     generate_encoding: z.enum(['base64url', 'hex']).optional(),
     advanced: z.boolean().default(false),
     /** number: the smallest and largest value allowed. */

@@ -12,9 +12,9 @@ export interface PrefillContext {
   name?: string;
 }
 
-/** A generated value: 32 characters (or the field's min_length) of base64url, or of hex when the field says so. */
-export function randomSecret(f?: Pick<TemplateFieldT, 'generate_encoding' | 'min_length'>): string {
-  const len = Math.max(32, f?.min_length ?? 0);
+/** A generated value: 32 characters (or the field's min_length, at most its max_length) of base64url, or of hex when the field says so. */
+export function randomSecret(f?: Pick<TemplateFieldT, 'generate_encoding' | 'min_length' | 'max_length'>): string {
+  const len = Math.min(Math.max(32, f?.min_length ?? 0), f?.max_length ?? Number.POSITIVE_INFINITY);
   if (f?.generate_encoding === 'hex')
     return randomBytes(Math.ceil(len / 2))
       .toString('hex')

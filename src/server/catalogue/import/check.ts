@@ -13,6 +13,7 @@ import type { Compose } from '../../engine/compose.ts';
 import { createComposeCli } from '../../engine/compose-cli.ts';
 import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues } from '../../templates/values.ts';
+import { standIn as fieldStandIn, rulesOf } from './check-stand-in.ts';
 import { detectFolder, type ImportedEntry, importTree, REPO_FILE_IMPORTERS, type TreeImport } from './importers.ts';
 
 export const CHECK_DATA_DIR = '/srv/kade-data';
@@ -50,32 +51,22 @@ export function importPath(path: string): TreeImport {
   return tree;
 }
 
-/** A value for a required field that has none: what a user would plausibly type. */
-function standIn(t: TemplateFileT, id: string, n: number): FieldValue {
+/** A value for a required field that has none: what a user would plausibly type that its rules accept, else null. */
+function standIn(t: TemplateFileT, id: string, n: number): FieldValue | null {
   const f = allFields(t).find((x) => x.id === id);
   // A connect field holds another app's address, as the install form offers it.
   if (f?.connect) return `${f.connect.scheme}://host.docker.internal:${f.connect.port}`;
-  switch (f?.type) {
-    case 'port':
-      return 20000 + n;
-    case 'number':
-      return f.min ?? 1;
-    case 'boolean':
-      return false;
-    case 'email':
-      return 'admin@example.com';
-    case 'url':
-      return 'http://127.0.0.1:8080';
-    case 'select':
-      return f.options?.[0]?.value ?? '';
-    case 'path':
-      return `${CHECK_DATA_DIR}/check/${id}`;
-    default:
-      return f?.pattern ? 'example.com' : 'kadecheck';
+  return f ? fieldStandIn(f, n, CHECK_DATA_DIR) : 'kadecheck';
+}
+
+/** An app that renders only once a person types a value: no stand-in passes the rules of a required field. */
+export class NeedsInput extends Error {
+  constructor(readonly fields: string[]) {
+    super(fields.join('; '));
   }
 }
 
-/** The app rendered as an install named after its id would render it. */
+/** The app rendered as an install named after its id would render it; NeedsInput when a required field has no stand-in. */
 export function renderWithDefaults(app: ImportedEntry, given: Record<string, FieldValue> = {}): { compose: string; env: Record<string, string> } {
   const ctx = { dataDir: CHECK_DATA_DIR, uid: 1000, gid: 1000, name: app.id };
   const values: Record<string, FieldValue> = { ...given };
@@ -88,7 +79,14 @@ export function renderWithDefaults(app: ImportedEntry, given: Record<string, Fie
     } catch (err) {
       const missing = (err as { fields?: string[] }).fields;
       if (round > 0 || (err as { code?: string }).code !== 'required_fields' || !missing) throw err;
-      for (const id of missing) values[id] = standIn(app.template, id, n++);
+      const asks: string[] = [];
+      for (const id of missing) {
+        const v = standIn(app.template, id, n++);
+        const f = allFields(app.template).find((x) => x.id === id);
+        if (v === null) asks.push(`${id} (no made-up value passes: ${f ? rulesOf(f) : 'a value'})`);
+        else values[id] = v;
+      }
+      if (asks.length) throw new NeedsInput(asks);
     }
   }
   throw new Error('unreachable');
@@ -160,7 +158,9 @@ export interface CheckResult {
   found: number;
   imported: number;
   valid: number;
-  /** One line per app that was refused, did not render, or that compose did not accept. */
+  /** Apps that render only with a value a person types (no stand-in passes a required field's rules): not invalid. */
+  needsInput: number;
+  /** One line per app that was refused, needs input, did not render, or that compose did not accept. */
   failures: string[];
 }
 
@@ -169,16 +169,21 @@ export async function checkPath(path: string, opts: { compose?: Compose; paralle
   const parallel = opts.parallel ?? Math.min(2, availableParallelism());
   const tree = importPath(path);
   const failures = tree.refused.map((r) => `${r.app || '(repo)'}: not imported: ${r.reason}`);
+  let needsInput = 0;
   const results = await pool(tree.apps, parallel, async (app) => {
     let rendered: { compose: string; env: Record<string, string> };
     try {
       rendered = renderWithDefaults(app);
     } catch (err) {
+      if (err instanceof NeedsInput) {
+        needsInput++;
+        return `${app.id}: needs input: ${err.message}`;
+      }
       return `${app.id}: does not render: ${errorMessage(err).split('\n')[0]}`;
     }
     const problem = await composeCheck(app.id, rendered.compose, rendered.env, opts.compose, app.files);
     return problem === null ? null : `${app.id}: compose config: ${problem}`;
   });
   for (const r of results) if (r) failures.push(r);
-  return { found: tree.report.found, imported: tree.apps.length, valid: results.filter((r) => r === null).length, failures };
+  return { found: tree.report.found, imported: tree.apps.length, valid: results.filter((r) => r === null).length, needsInput, failures };
 }

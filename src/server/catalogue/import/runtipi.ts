@@ -138,7 +138,7 @@ function typed(f: TemplateFieldT, s: FormSource): string | undefined {
   }
 }
 
-/** A value the app needs but nobody types: Kade makes one at install (32 characters). */
+/** A value the app needs but nobody types: Kade makes one at install (Runtipi's length: `min`, else 32 characters). */
 function randomField(f: TemplateFieldT, s: FormSource): void {
   f.type = 'password';
   f.secret = true;
@@ -146,7 +146,11 @@ function randomField(f: TemplateFieldT, s: FormSource): void {
   f.required = false;
   // Runtipi's default encoding is hex; base64 becomes base64url (no `+`, `/` or `=` to trip a URL or .env).
   f.generate_encoding = str(s.raw.encoding) === 'base64' ? 'base64url' : 'hex';
-  if (s.min !== undefined && s.min >= 1) f.min_length = Math.min(Math.floor(s.min), 4000);
+  // Runtipi makes exactly `min` characters (32 without one): an app may need that length, not just at least it.
+  if (s.min !== undefined && s.min >= 1) {
+    f.min_length = Math.min(Math.floor(s.min), 4000);
+    f.max_length = f.min_length;
+  }
 }
 
 /** A number or yes/no default is set; a text default is returned, kept literal: Kade's own placeholders ({name}…) in it are not filled. */
