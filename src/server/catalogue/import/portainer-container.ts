@@ -82,10 +82,17 @@ function ports(t: Obj, b: ContainerBuild): Item[] {
   });
 }
 
+/** Why a volume entry without a container path is refused, naming what it binds. */
+function noContainerPath(v: unknown): string {
+  const bind = isObj(v) && typeof v.bind === 'string' && v.bind.trim() ? v.bind.trim() : '';
+  const to = isObj(v) && typeof v.container === 'string' && v.container ? ` (${JSON.stringify(v.container)} is not one)` : '';
+  return bind ? `a volume binds ${bind} but has no container path${to}` : `a volume has no container path${to}`;
+}
+
 /** Host folders and unnamed volumes in the app's data folder; a volume name stays a named volume. */
 function volumes(t: Obj, b: ContainerBuild): Item[] {
   return list(t.volumes).flatMap((v): Item[] => {
-    if (!isObj(v) || typeof v.container !== 'string' || !v.container.startsWith('/')) throw refuse('a volume has no container path');
+    if (!isObj(v) || typeof v.container !== 'string' || !v.container.startsWith('/')) throw refuse(noContainerPath(v));
     const tail = `:${v.container}${v.readonly === true ? ':ro' : ''}`;
     const bind = typeof v.bind === 'string' ? v.bind.trim() : '';
     if (bind && !bind.startsWith('/')) {

@@ -36,7 +36,8 @@ const SWARM_RESTART: Record<string, string> = { any: 'always', 'on-failure': 'on
 function unswarm(name: string, svc: Obj, notes: Set<string>): void {
   if (!isObj(svc.deploy)) return;
   const deploy = { ...svc.deploy };
-  if (deploy.mode === 'global') throw refuse(`service ${name} runs on every swarm node (deploy.mode global), which one host cannot do`);
+  // On every node of a swarm of one host is one container, which is what compose runs without replicas.
+  if (deploy.mode === 'global') notes.add('deploy.mode global: one container on this host');
   if (deploy.replicas !== undefined && Number(deploy.replicas) !== 1) {
     throw refuse(`service ${name} runs ${String(deploy.replicas)} replicas, which compose on one host does not do the same way`);
   }

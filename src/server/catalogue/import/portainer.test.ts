@@ -36,12 +36,21 @@ test('the templates file at the repo root is found; a folder without one is not 
 });
 
 test('every template is imported or refused with its reason; ids are unique app names from the titles', () => {
-  assert.deepEqual(result.apps.map((a) => a.id).sort(), ['nginx-web-server', 'nginx-web-server-2', 'other-stuff', 'swarm-whoami', 'wiki-stack']);
+  assert.deepEqual(result.apps.map((a) => a.id).sort(), [
+    'nginx-web-server',
+    'nginx-web-server-2',
+    'other-stuff',
+    'swarm-global',
+    'swarm-whoami',
+    'wiki-stack',
+  ]);
   const reasons = Object.fromEntries(result.refused.map((r) => [r.app, r.reason]));
-  assert.deepEqual(Object.keys(reasons).sort(), ['other-repo-stack', 'portainer-agent', 'swarm-global']);
+  assert.deepEqual(Object.keys(reasons).sort(), ['bind-only', 'missing-stack', 'other-repo-stack', 'portainer-agent']);
   assert.match(reasons['portainer-agent'] ?? '', /engine socket \/var\/run\/docker\.sock/);
   assert.equal(reasons['other-repo-stack'], 'stack file lives in another repository https://github.com/someone/else');
-  assert.match(reasons['swarm-global'] ?? '', /deploy\.mode global/);
+  // Issue #26, class 6: refused, and the report says why.
+  assert.equal(reasons['bind-only'], 'a volume binds /srv/media but has no container path');
+  assert.equal(reasons['missing-stack'], 'stack file stacks/missing/docker-compose.yml is not in the repository');
 });
 
 test('type 1: env entries become fields by kind: text, select with its options, secrets, presets fixed', () => {
@@ -163,6 +172,15 @@ test('type 2: a swarm stack one host runs the same is imported as compose, swarm
   assert.equal(svc.restart, 'on-failure');
   assert.deepEqual(r.doc.networks, { net: {} });
   assert.ok(a.notes.includes('swarm-only deploy.placement dropped'));
+});
+
+test('type 2: deploy.mode global on one host is one container, as one replica would be (issue #26, class 6)', () => {
+  const a = app('swarm-global');
+  const svc = renderDefaults(a).doc.services.agent;
+  assert.deepEqual(svc.deploy, { resources: { limits: { memory: '32M' } } });
+  assert.equal(svc.restart, 'always');
+  assert.deepEqual(svc.ports, ['9100:9100']);
+  assert.ok(a.notes.includes('deploy.mode global: one container on this host'));
 });
 
 test('a plain folder (no git origin) cannot tell the stack file is elsewhere; a checkout of another origin refuses all stacks', () => {
