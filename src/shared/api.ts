@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from './errors.ts';
 import { NAME_PATTERN, USER_NAME_PATTERN } from './names.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
+import { StorePower } from './powers.ts';
 import { ROLES } from './roles.ts';
 
 export const Name = z.string().regex(NAME_PATTERN, 'lower-case letters, digits, _ and -, starting with a letter or digit, at most 63');
@@ -118,6 +119,8 @@ export const Repo = z.object({
     refused: z.array(z.object({ app: z.string(), reason: z.string() })),
     /** Per imported app, what of the other store's format was dropped or mapped. */
     notes: z.array(z.object({ app: z.string(), notes: z.array(z.string()) })),
+    /** How many of the imported apps get powers over the host (the engine socket, host paths, privileged…): only an admin installs them. */
+    with_powers: z.number().int(),
   }),
 });
 
@@ -133,6 +136,10 @@ export const StoreApp = z.object({
   tags: z.array(z.string()),
   categories: z.array(z.string()),
   installed: z.array(z.string()),
+  /** Each power over the host the app gets with the values its form starts with; the install's review judges the values given. */
+  powers: z.array(StorePower),
+  /** Whether only an admin can install the app (its powers, under ALLOW_PRIVILEGED_APPS and the allowed host folders); false for an admin. */
+  needs_admin: z.boolean(),
 });
 
 export const InstallRequest = z.object({

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import type { StorePowerT } from '../../shared/powers.ts';
 import type { FieldValue, TemplateFileT } from '../../shared/template.ts';
 import { errorMessage } from '../core/errors.ts';
+import { templatePowers } from '../templates/app-powers.ts';
 import { readRegularFile } from '../templates/load.ts';
 import { allFields, renderTemplate } from '../templates/render.ts';
 import { toggleId } from '../templates/values.ts';
@@ -18,6 +20,8 @@ export interface IndexedApp {
   dir: string;
   /** What the importer dropped or mapped (empty for Kade's own format). */
   notes: string[];
+  /** The powers over the host the app gets with the values its form starts with (templates/app-powers.ts), for the store's badge. */
+  powers: StorePowerT[];
   /** Files the app's folder gets beside its compose file (an imported store's inline configs; none for Kade's own). */
   files: Record<string, string>;
 }
@@ -32,7 +36,8 @@ export interface RepoIndex {
   apps: IndexedApp[];
   skipped: SkippedApp[];
   /** The import report of the repo (GET /api/repos/<id>). */
-  report: ImportReport & { notes: NonNullable<ImportReport['notes']> };
+  /** `with_powers`: the apps imported with powers over the host, which only an admin installs. */
+  report: ImportReport & { notes: NonNullable<ImportReport['notes']>; with_powers: number };
 }
 
 /** Renders an app once with stand-in values, so a compose file that cannot render is caught here, not at install. */
@@ -54,7 +59,17 @@ export function indexRepo(repoId: string, appsDir: string, root: string = appsDi
   for (const a of tree.apps) {
     try {
       checkRenders(a.template, a.compose);
-      apps.push({ repo: repoId, app: a.id, template: a.template, compose: a.compose, format: a.format, dir: a.dir, notes: a.notes, files: a.files ?? {} });
+      apps.push({
+        repo: repoId,
+        app: a.id,
+        template: a.template,
+        compose: a.compose,
+        format: a.format,
+        dir: a.dir,
+        notes: a.notes,
+        powers: templatePowers(a.template, a.compose),
+        files: a.files ?? {},
+      });
     } catch (err) {
       // The first line says what is wrong; the rest is parser context with internal stand-ins.
       skipped.push({ app: a.id, reason: errorMessage(err).split('\n')[0]?.trim() ?? '' });
@@ -62,7 +77,7 @@ export function indexRepo(repoId: string, appsDir: string, root: string = appsDi
   }
   skipped.sort((a, b) => a.app.localeCompare(b.app));
   const notes = apps.filter((a) => a.notes.length > 0).map((a) => ({ app: a.app, notes: a.notes }));
-  const report = { ...tree.report, imported: apps.length, refused: skipped, notes };
+  const report = { ...tree.report, imported: apps.length, refused: skipped, notes, with_powers: apps.filter((a) => a.powers.length > 0).length };
   return { apps, skipped, report };
 }
 

@@ -170,7 +170,7 @@ function index(c: Ctx, r: RepoRecord): RepoIndex {
   if (cached && cached.commit === r.commit) return cached.index;
   const idx = r.commit
     ? indexRepo(r.id, appsDir(c, r), cachePath(c, r.id))
-    : { apps: [], skipped: [], report: { format: 'kade' as const, found: 0, imported: 0, refused: [], notes: [] } };
+    : { apps: [], skipped: [], report: { format: 'kade' as const, found: 0, imported: 0, refused: [], notes: [], with_powers: 0 } };
   c.indexes.set(r.id, { commit: r.commit, index: idx });
   return idx;
 }

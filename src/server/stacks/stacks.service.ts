@@ -12,6 +12,7 @@ import { appIndexOn } from './app-index.ts';
 import type { PrivilegedPolicy } from './policy/compose-policy.ts';
 import { createHostPathReview } from './policy/host-path-review.ts';
 import { createAppPowers } from './policy/powers.ts';
+import { createStoreJudgement } from './policy/store-powers.ts';
 import { createAppList } from './read/app-list.ts';
 import { NEVER_CHECKED, sharedListing } from './read/listing.ts';
 import { createStacksCore, type StacksCore } from './stacks-core.ts';
@@ -95,6 +96,8 @@ export function createStacksService(d: StacksDeps) {
     project: (name: string) => c.store.project(c.store.locate(name)),
     /** What an app from the store would get over the host; the install form's review shows it. */
     powers: createAppPowers({ catalogue: d.catalogue, prefill: c.prefill, timezone: d.timezone, allowPrivileged: c.allowPrivileged }),
+    /** Whether only an admin can install an app of the store with the powers it starts with; the store says "needs an admin". */
+    needsAdmin: createStoreJudgement({ binds: c.binds, allowPrivileged: c.allowPrivileged }),
     /** The host folders an app from the store would use that the bind policy refuses; the install form shows them while typing. */
     hostPaths: createHostPathReview({
       catalogue: d.catalogue,

@@ -31,7 +31,9 @@ const editRepo = put('/api/repos/{id}', 'admin', {
 );
 const deleteRepo = del('/api/repos/{id}', 'admin', { params: RepoId, 204: { description: 'removed' } }).summary('Remove a repo and its cache');
 const syncRepo = post('/api/repos/{id}/sync', 'operator', { params: RepoId, 202: JobAccepted }).summary('Fetch the repo again');
-const storeApps = get('/api/store/apps', 'viewer', { 200: z.array(StoreApp) }).summary('Every app of every repo cache');
+const storeApps = get('/api/store/apps', 'viewer', { 200: z.array(StoreApp) }).summary(
+  'Every app of every repo cache, with the powers over the host each gets with its start values and whether only an admin can install it',
+);
 const AppSchema = z.object({
   repo: z.string(),
   app: z.string(),
@@ -63,6 +65,7 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
   app.openapi(syncRepo, (c) => c.json({ job: s.catalogue.sync(actorOf(c), c.req.valid('param').id) }, 202));
   app.openapi(storeApps, (c) => {
     const installed = s.stacks.installedBySource();
+    const actor = actorOf(c);
     return c.json(
       s.catalogue.apps().map((a) => ({
         repo: a.repo,
@@ -75,6 +78,9 @@ export function catalogueRoutes(app: OpenAPIHono<AppEnv>, s: Services, prefill: 
         tags: a.template.tags,
         categories: categoriesOf(a.template.metadata.categories, a.template.tags, englishText(a.template.description)),
         installed: installed.get(`${a.repo}/${a.app}`) ?? [],
+        format: a.format,
+        powers: a.powers,
+        needs_admin: s.stacks.needsAdmin(actor, a.powers),
       })),
       200,
     );

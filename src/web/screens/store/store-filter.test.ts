@@ -14,6 +14,9 @@ const app = (name: string, tags: string[], categories: string[] = ['overig'], de
   tags,
   categories,
   installed: [],
+  format: 'kade',
+  powers: [],
+  needs_admin: false,
 });
 
 test('search looks in name, description and tags, every word, ignoring case and accents', () => {
