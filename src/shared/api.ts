@@ -124,6 +124,10 @@ export const Repo = z.object({
   }),
 });
 
+/** The formats of the stores Kade reads apps from (catalogue/import/importers.ts). */
+export const STORE_FORMATS = ['kade', 'runtipi', 'casaos', 'portainer', 'cosmos'] as const;
+export type StoreFormat = (typeof STORE_FORMATS)[number];
+
 export const StoreApp = z.object({
   repo: z.string(),
   app: z.string(),
@@ -136,6 +140,8 @@ export const StoreApp = z.object({
   tags: z.array(z.string()),
   categories: z.array(z.string()),
   installed: z.array(z.string()),
+  /** The format of the store the app comes from: Kade's own, or the store whose format Kade imported it from. */
+  format: z.enum(STORE_FORMATS),
   /** Each power over the host the app gets with the values its form starts with; the install's review judges the values given. */
   powers: z.array(StorePower),
   /** Whether only an admin can install the app (its powers, under ALLOW_PRIVILEGED_APPS and the allowed host folders); false for an admin. */
@@ -185,6 +191,12 @@ export const Stack = z.object({
   update_checked_at: z.string().nullable(),
   source: z.object({ repo: z.string(), app: z.string() }).nullable(),
   repo_status: RepoCacheStatus.nullable(),
+  /**
+   * The version of the app's template the store holds now, when it differs from the one the app was installed or
+   * last configured with (the version of Kade's template, or the store's own version field of an imported app):
+   * saving the Configure form renders it. Null when they are the same, or either is unknown.
+   */
+  template_update: z.string().nullable(),
   adopted: z.boolean(),
   /** A code the interface translates: no_compose_file, compose_unreadable, engine_unreachable. */
   warning: z.string().nullable(),

@@ -159,6 +159,8 @@ export interface StacksKit {
   done(job: JobT | Promise<JobT>): Promise<JobT>;
   /** Installs `app` of the kit's repo as `name` and waits for the job. */
   install(name: string, app?: string, values?: Record<string, string>, actor?: Actor): Promise<JobT>;
+  /** A new commit of the kit's repo (`change` edits its folder, apps/<app>/…), fetched by the catalogue (a store update). */
+  updateStore(change: (repoDir: string) => void): Promise<void>;
   /** Every file and link below LIBRARY_DIR and SVC_DATA/adopted, by path: what a rollback must put back byte for byte. */
   tree(): Map<string, FileState | { link: string } | 'dir'>;
   /** The text of a file in the memory folders, or null. */
@@ -364,6 +366,12 @@ export async function createStacksKit(): Promise<StacksKit> {
     },
     install(name, app = 'notes', values = {}, actor = ADMIN) {
       return kit.done(current.stacks.install(actor, { repo: 'store', app, name, values }));
+    },
+    async updateStore(change) {
+      change(join(tmp, 'repo'));
+      await remote.commit('apps', join(tmp, 'repo'));
+      const job = await setupJobs.wait(catalogue.sync(ADMIN, 'store').id);
+      if (job.state !== 'succeeded') throw new Error(`the kit's repo did not sync: ${job.error ?? ''}`);
     },
     tree() {
       const out = new Map<string, FileState | { link: string } | 'dir'>();

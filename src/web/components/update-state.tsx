@@ -7,13 +7,30 @@ import { formatDateTime } from './format-date-time.ts';
 import { JobProgress } from './job-progress.tsx';
 import { checkAllUpdates, checkStackUpdate } from './updates-api.ts';
 
+/** A newer (or other) version of the app's template in the store: saving the Configure form renders it. */
+function TemplateUpdate({ version }: { version: string }) {
+  return (
+    <span class="badge badge-update badge-template" title={t('apps.template_update_hint', { version })}>
+      {t('apps.template_update', { version })}
+    </span>
+  );
+}
+
 /** The last known update state with its age: a badge when an update waits, else how the last check came out. */
 export function UpdateState({ stack }: { stack: StackT }) {
   const at = stack.update_checked_at;
-  if (at === null) return <span class="update-age">{t('updates.never_checked')}</span>;
+  const template = stack.template_update !== null && <TemplateUpdate version={stack.template_update} />;
+  if (at === null)
+    return (
+      <>
+        {template}
+        <span class="update-age">{t('updates.never_checked')}</span>
+      </>
+    );
   const age = formatAge(at);
   return (
     <>
+      {template}
       {stack.update === 'update' && <span class="badge badge-update">{t('apps.update')}</span>}
       <span class="update-age" title={formatDateTime(at)}>
         {t(`updates.checked.${stack.update}`, { age })}

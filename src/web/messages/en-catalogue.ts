@@ -21,6 +21,8 @@ export const enCatalogue = {
   'store.show_more': 'Show {count} more',
   'store.version': 'Version {version}',
   'store.from': 'from {repo}',
+  'store.format': '{format} format',
+  'store.format_title': 'The format of the store this app comes from',
   'store.installed': 'Installed as {names}',
   'store.categories_label': 'Categories',
   'store.tags_label': 'Labels',

@@ -21,6 +21,8 @@ export const nlCatalogue = {
   'store.show_more': 'Toon er {count} meer',
   'store.version': 'Versie {version}',
   'store.from': 'uit {repo}',
+  'store.format': '{format}-formaat',
+  'store.format_title': 'Het formaat van de store waar deze app vandaan komt',
   'store.installed': 'Geïnstalleerd als {names}',
   'store.categories_label': 'Categorieën',
   'store.tags_label': 'Labels',

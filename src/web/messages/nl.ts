@@ -90,6 +90,8 @@ export const nl: Record<MessageKey, string> = {
   'apps.repo_outdated': 'Sjabloonrepo verouderd',
   'apps.repo_outdated_hint': 'De sjabloonrepository waar deze app vandaan komt, is geschreven voor een oudere Kade-versie.',
   'apps.repo_missing': 'Sjabloonrepo verwijderd',
+  'apps.template_update': 'Sjabloon {version} in de store',
+  'apps.template_update_hint': 'De store heeft versie {version} van het sjabloon van deze app; opslaan onder Instellen van de app past die toe.',
   'apps.repo_commit': 'Repo op commit {commit} van {date}',
   'apps.repo_no_commit': 'Repo nog niet opgehaald',
   'apps.repo_synced': 'gesynchroniseerd {time}',

@@ -346,6 +346,18 @@ function formFields(config: Obj, notes: Set<string>): { declared: Map<string, Te
   return { declared, taken };
 }
 
+/**
+ * The app's version as the store counts it: config.json's `version` with its `tipi_version`, the number the store
+ * raises with every change of the app (Runtipi's own update check compares it), so a store update of the same
+ * version shows as a new template version too. Without `version`, the main image's tag.
+ */
+export function tipiVersion(config: Obj, image: string): string {
+  const base = str(config.version) ?? versionOf(image);
+  const n = config.tipi_version;
+  const rev = typeof n === 'number' && Number.isInteger(n) ? ` (tipi ${n})` : '';
+  return clip(base, 50 - rev.length) + rev;
+}
+
 /** The template of the app: config.json's name, texts, categories and version, with the fields found. */
 function templateOf(a: {
   dir: string;
@@ -373,7 +385,7 @@ function templateOf(a: {
     format: 1,
     name: clip(name, 100),
     description,
-    version: str(config.version) ? clip(str(config.version) as string, 50) : versionOf(String(services[mainName ?? '']?.image ?? '')),
+    version: tipiVersion(config, String(services[mainName ?? '']?.image ?? '')),
     tags,
     metadata: { categories },
     ...(fields.some((f) => f.id === 'app_port') ? { web: { port_field: 'app_port', scheme: 'http', path: urlPath(config.url_suffix) } } : {}),

@@ -3,9 +3,10 @@
 // and maps it onto Kade's own template: template.json's schema plus a compose template in
 // Kade's syntax. No imported text is ever evaluated as Kade template syntax: an importer escapes
 // every `{{` of the source and emits placeholders only for the variables it mapped itself.
+import { STORE_FORMATS } from '../../../shared/api.ts';
 import type { TemplateFileT } from '../../../shared/template.ts';
 
-export const IMPORT_FORMATS = ['kade', 'runtipi', 'casaos', 'portainer', 'cosmos'] as const;
+export const IMPORT_FORMATS = STORE_FORMATS;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportedApp {

@@ -22,7 +22,7 @@ export interface AppListDeps {
   /** Told the apps someone looks at, so a stale update state is refreshed in the background (updates/). */
   look?: (names: readonly string[]) => void;
   jobs: Pick<JobsService, 'list' | 'changes'>;
-  catalogue: Pick<CatalogueService, 'list' | 'changes'>;
+  catalogue: Pick<CatalogueService, 'list' | 'changes' | 'apps'>;
   logger: Logger;
 }
 
@@ -69,6 +69,7 @@ interface ListState {
   building: Map<string, { version: number | null; base: Promise<ListBase> }>;
   listBytes: Map<string, { base: ListBase; jobs: number; repos: number; updates: StackUpdateInfo[]; bytes: Uint8Array<ArrayBuffer> }>;
   repoStatuses: () => (repo: string) => StackT['repo_status'];
+  storeVersions: () => (repo: string, app: string) => string | null;
   lastFailures: () => Map<string, NonNullable<StackT['failure']>>;
 }
 
@@ -149,7 +150,7 @@ async function buildBase(s: ListState, host: string, containers: ContainerSummar
       update_checked_at: _a,
       repo_status: _r,
       ...rest
-    } = presentStack(s.d.dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo });
+    } = presentStack(s.d.dirs, n, groups ? (groups.get(n) ?? []) : null, { host, repoStatus: noRepo, storeVersion: s.storeVersions() });
     base.push(rest);
   }
   return base;
@@ -206,7 +207,7 @@ async function get(s: ListState, name: string, host: string): Promise<StackDetai
   dirs.locate(name);
   s.d.look?.([name]);
   const containers = await listingOrNull(s.d.listing, () => undefined);
-  const opts = { host, repoStatus: s.repoStatuses(), update: s.d.update };
+  const opts = { host, repoStatus: s.repoStatuses(), update: s.d.update, storeVersion: s.storeVersions() };
   const app = presentStack(dirs, name, containers ? (groupsOf(s, containers).get(name) ?? []) : null, opts);
   const loc = dirs.find(name);
   return {
@@ -227,6 +228,11 @@ export function createAppList(d: AppListDeps) {
     repoStatuses: memoBy(d.catalogue.changes, () => {
       const byId = new Map(d.catalogue.list().map((r) => [r.id, repoCacheStatus(r)]));
       return (repo: string): StackT['repo_status'] => byId.get(repo) ?? null;
+    }),
+    /** The version of every app of the store; read again only after a repo was written (a sync). */
+    storeVersions: memoBy(d.catalogue.changes, () => {
+      const byApp = new Map(d.catalogue.apps().map((a) => [`${a.repo}/${a.app}`, a.template.version]));
+      return (repo: string, app: string) => byApp.get(`${repo}/${app}`) ?? null;
     }),
     /** Read again only after a job started or ended. */
     lastFailures: memoBy(d.jobs.changes, () => readLastFailures(d)),

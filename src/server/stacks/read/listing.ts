@@ -5,7 +5,7 @@ import { isSafeName } from '../../../shared/names.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ContainerSummary, Engine } from '../../engine/engine.ts';
 import type { StackDirs } from '../store/stack-dir.ts';
-import { isDirectory, readComposeSummary } from '../store/stack-files.ts';
+import { isDirectory, readComposeSummary, type StackMetaT } from '../store/stack-files.ts';
 
 type Status = StackT['status'];
 
@@ -67,6 +67,15 @@ export interface PresentOptions {
   repoStatus: (repo: string) => StackT['repo_status'];
   /** The last known registry update state of a stack and its time; never a registry call. */
   update?: (name: string) => StackUpdateInfo;
+  /** The version of an app's template in the store now; null when the store has no such app. */
+  storeVersion?: (repo: string, app: string) => string | null;
+}
+
+/** The store's version of the app's template when it is another than the one the app's files were rendered from. */
+function templateUpdate(meta: StackMetaT | null, opts: PresentOptions): string | null {
+  const installed = meta?.template_version ?? null;
+  const now = meta?.source && opts.storeVersion ? opts.storeVersion(meta.source.repo, meta.source.app) : null;
+  return installed !== null && now !== null && now !== installed ? now : null;
 }
 
 /** One stack as the list shows it, from its files (cached by mtime) and its containers. */
@@ -96,6 +105,7 @@ export function presentStack(dirs: StackDirs, name: string, containers: Containe
     ...(opts.update?.(name) ?? NEVER_CHECKED),
     source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
     repo_status: meta?.source ? opts.repoStatus(meta.source.repo) : null,
+    template_update: templateUpdate(meta, opts),
     adopted: loc?.adopted ?? false,
     warning,
     containers: (containers ?? []).map((c) => ({

@@ -1,4 +1,4 @@
-import type { StoreAppT } from '../../../shared/api.ts';
+import type { StoreAppT, StoreFormat } from '../../../shared/api.ts';
 import type { Category } from '../../../shared/categories.ts';
 import { installPath } from '../../app-paths.ts';
 import { getLang, t } from '../../i18n.ts';
@@ -13,6 +13,9 @@ export const categoryName = (c: Category): string => c.name[getLang()];
 const sameOrigin = (icon: string | null): icon is string => icon !== null && /^\/(?!\/)/.test(icon);
 
 const FALLBACK_COLOUR = '#64748b';
+
+/** The stores' own names for their formats: the same in every language. */
+export const FORMAT_NAMES: Record<StoreFormat, string> = { kade: 'Kade', runtipi: 'Runtipi', casaos: 'CasaOS', portainer: 'Portainer', cosmos: 'Cosmos' };
 
 /** One app of the store: what it is, where it comes from, and whether it is installed already. */
 /** `canInstall`: operators and admins get the install action; viewers only look. */
@@ -35,6 +38,9 @@ export function AppCard({ app, category, canInstall = false }: { app: StoreAppT;
           <p class="store-card-meta">
             <span>{t('store.version', { version: app.version })}</span>
             <span>{t('store.from', { repo: app.repo })}</span>
+            <span class="store-format" title={t('store.format_title')}>
+              {t('store.format', { format: FORMAT_NAMES[app.format] })}
+            </span>
           </p>
         </div>
       </div>
