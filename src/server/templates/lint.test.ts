@@ -65,20 +65,25 @@ test('a connect value is used whole: a scheme before it or a port after it is re
   assert.ok(lint({ fields: [port, conn, { id: 'ollama_url_host', label: 'H' }] }, env('{{ollama_url}}')).includes('error:connect-value'));
 });
 
-test('binds: below a path field, the app folder or a named volume; literal host paths and devices other than serial/video are errors', () => {
+test("binds: below a path field, the app folder or a named volume; the host's own places and devices other than serial/video are powers (a warning), other literal host paths errors", () => {
   const data = { id: 'appdata_dir', label: 'Data', type: 'path' };
   const withVolumes = (lines: string) => `${web}    volumes:\n${lines}`;
   const clean = withVolumes('      - "{{appdata_dir}}/db:/db"\n      - "./conf:/conf"\n      - "cache:/cache"\n');
   assert.deepEqual(lint({ fields: [port, data] }, clean), []);
-  for (const bad of [
-    '      - "/etc/localtime:/etc/localtime:ro"\n',
+  assert.deepEqual(lint({ fields: [port, data] }, withVolumes('      - "/etc/localtime:/etc/localtime:ro"\n')), [], 'the time zone, read-only, is no power');
+  for (const power of [
+    '      - "/etc/localtime:/etc/localtime"\n',
     '      - "/var/run/docker.sock:/s"\n',
-    '      - "../other:/o"\n',
-    '      - "/srv/{{appdata_dir}}:/x"\n',
+    '      - "/:/host:ro"\n',
+    '      - "/etc/passwd:/etc/passwd:ro"\n',
+    '      - "/dev/net/tun:/dev/net/tun"\n',
   ]) {
+    assert.deepEqual(lint({ fields: [port, data] }, withVolumes(power)), ['warning:host-power'], power);
+  }
+  assert.deepEqual(lint({ fields: [port] }, `${web}    devices: ["/dev/kvm:/dev/kvm"]\n`), ['warning:host-power']);
+  for (const bad of ['      - "/srv/media:/media"\n', '      - "../other:/o"\n', '      - "/srv/{{appdata_dir}}:/x"\n']) {
     assert.ok(lint({ fields: [port, data] }, withVolumes(bad)).includes('error:bind-source'), bad);
   }
-  assert.ok(lint({ fields: [port] }, `${web}    devices: ["/dev/kvm:/dev/kvm"]\n`).includes('error:bind-source'));
   assert.deepEqual(lint({ fields: [port] }, `${web}    devices: ["/dev/ttyUSB0:/dev/ttyUSB0"]\n`), []);
   assert.ok(lint({ fields: [port] }, `${web}    env_file: /etc/environment\n`).includes('error:bind-source'));
 });

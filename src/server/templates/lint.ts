@@ -88,10 +88,25 @@ function fieldRules(app: string, t: TemplateFileT, u: Usage, add: (f: Omit<LintF
 /** What /api/devices offers (serial ports, video devices, GPU render nodes), by kernel name or stable by-id link. */
 const OFFERED_DEVICE = /^\/dev\/(tty(USB|ACM)\d+|video\d+|dri(\/[^/]+)?|serial\/by-id\/[^/]+|v4l\/by-id\/[^/]+)$/;
 
+/** The host's own places: a bind of one is a power over the host, meant as such (the engine socket, `/` read-only). */
+const HOST_PLACES = ['/etc', '/proc', '/sys', '/boot', '/dev', '/run/docker.sock', '/var/run/docker.sock'];
+const TIME_FILES = new Set(['/etc/localtime', '/etc/timezone']);
+
+/** A power over the host, said as a warning: only an admin installs such an app, confirming each power in the review. */
+function hostPower(s: { where: string; path: string; kind: string; readOnly?: boolean | undefined }): Omit<LintFinding, 'app'> | 'fine' | null {
+  const p = normalisePath(s.path);
+  if (s.kind === 'bind' && s.readOnly && TIME_FILES.has(p)) return 'fine';
+  const place = s.kind === 'device' || p === '/' || HOST_PLACES.some((h) => p === h || p.startsWith(`${h}/`));
+  if (!place) return null;
+  const what = s.kind === 'device' ? `gives the device '${s.path}'` : `binds '${s.path}'`;
+  return { level: 'warning', rule: 'host-power', message: `${s.where} ${what}: a power over the host, so only an admin can install the app` };
+}
+
 /**
  * Host paths a template may bind (bind-policy.ts decides at install): below a `path` field such as {{appdata_dir}}
- * (the install judges the value; empty means DATA_DIR/<name>), its own folder (`./x`) or a named volume. A literal
- * host path (`/etc/localtime`, the engine socket) would be refused at every install for operators.
+ * (the install judges the value; empty means DATA_DIR/<name>), its own folder (`./x`) or a named volume. The host's
+ * time zone files bound read-only are fine; the host's own places (the engine socket, `/`, /etc, devices other than
+ * serial and video) are powers an admin allows at install (a warning); any other literal host path is an error.
  */
 function bindRules(t: TemplateFileT, compose: string, env: Record<string, string>, add: (f: Omit<LintFinding, 'app'>) => void): void {
   const marks = allFields(t)
@@ -100,9 +115,15 @@ function bindRules(t: TemplateFileT, compose: string, env: Record<string, string
   for (const s of hostSources(compose, env)) {
     // A volume named on its own is judged at install (another app's name is refused there).
     if (s.kind === 'volume' || marks.some((m) => s.path.startsWith(m))) continue;
+    if (s.kind === 'device' && OFFERED_DEVICE.test(normalisePath(s.path))) continue;
+    // A file compose reads (env_file, a secret) is no power: it stays an error below.
+    const power = s.kind === 'device' || (s.mount && s.path.startsWith('/')) ? hostPower(s) : null;
+    if (power) {
+      if (power !== 'fine') add(power);
+      continue;
+    }
     if (s.kind === 'device') {
-      if (!OFFERED_DEVICE.test(normalisePath(s.path)))
-        add({ level: 'error', rule: 'bind-source', message: `${s.where} gives the device '${s.path}'; use a path field or a serial or video device` });
+      add({ level: 'error', rule: 'bind-source', message: `${s.where} gives the device '${s.path}'; use a path field or a serial or video device` });
       continue;
     }
     const p = normalisePath(s.path);

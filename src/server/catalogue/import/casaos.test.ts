@@ -19,14 +19,12 @@ const field = (id: string) => {
   return f;
 };
 
-test('a compose file with a top-level x-casaos is CasaOS; a folder name becomes a safe id; the engine socket is refused with the reason', () => {
+test('a compose file with a top-level x-casaos is CasaOS; a folder name becomes a safe id; the engine socket is kept, a power for an admin', () => {
   assert.equal(detectFolder(join(APPS, 'Hello-Casa'))?.format, 'casaos');
-  assert.deepEqual(tree.report, {
-    format: 'casaos',
-    found: 2,
-    imported: 1,
-    refused: [{ app: 'SockApp', reason: 'binds the engine socket /var/run/docker.sock, which no app may use' }],
-  });
+  assert.deepEqual(tree.report, { format: 'casaos', found: 2, imported: 2, refused: [] });
+  const sock = tree.apps.find((a) => a.id === 'sockapp');
+  assert.ok(sock?.compose.includes('"/var/run/docker.sock:/var/run/docker.sock"'), sock?.compose);
+  assert.ok(sock?.notes.some((n) => n.startsWith('binds the engine socket /var/run/docker.sock: full control of every container on this host')));
 });
 
 test('title, tagline and description in en and nl, icon, version, web port and path from x-casaos', () => {

@@ -102,7 +102,7 @@ class ServiceMapper {
     if (field && field !== 'appdata_dir' && type === 'bind') this.m.retype(field, 'path');
     if (!source || s === undefined) return [v];
     if (type === 'bind' || s.startsWith('/')) {
-      const parts = dataParts(s);
+      const parts = dataParts(s, this.m.notes);
       if (!parts) {
         this.m.notes.add(`${s} dropped: Kade sets TZ`);
         return [];

@@ -114,7 +114,6 @@ test('source text stays literal: no {{ of the source is a Kade tag, $ stays a do
 
 test('what cannot be mapped is refused with the reason', () => {
   assert.equal(refusal('compare'), 'conditional blocks depend on form values in a way Kade cannot express (a comparison)');
-  assert.equal(refusal('socket'), 'binds the engine socket /var/run/docker.sock, which no app may use');
   assert.equal(refusal('cpu'), "conditional blocks depend on the host's CPU ({CPU_AVX})");
   assert.throws(() => parseCosmos('{ "a": [ 1 {if Context.x} ] {/if} }'), /a conditional block does not enclose whole entries/);
   const dir = mkdtempSync(join(tmpdir(), 'kade-cosmos-'));

@@ -16,7 +16,7 @@ import {
   APPDATA_FIELD,
   clip,
   fieldParts,
-  hostPath,
+  hostDefault,
   idAllocator,
   parseMapped,
   plainText,
@@ -87,8 +87,7 @@ class Converter implements CosmosMapper {
       if (type === 'port') f.default = typeof f.default === 'string' && /^\d+$/.test(f.default) ? Number(f.default) : undefined;
       // A host folder of the source's machine (`/var/lib/movies`) starts in the app's data folder instead.
       if (type === 'path' && typeof f.default === 'string' && f.default.startsWith('/')) {
-        const at = hostPath(f.default);
-        f.default = at === 'drop' ? undefined : `{data_dir}/${at.sub}`;
+        f.default = hostDefault(f.default);
         this.notes.add('host folders of the form start in the data folder');
       }
       if (f.default === undefined) delete f.default;

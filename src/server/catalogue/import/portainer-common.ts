@@ -123,16 +123,30 @@ const inside = (p: string, dir: string) => p === dir || p.startsWith(dir === '/'
 
 /**
  * Where a host path of the source goes: below the app's data folder, `drop` for the time files Kade sets through
- * TZ, or a refusal for host paths no app may use (the engine socket, /etc, /proc, /sys, /boot, /dev).
+ * TZ, or `host` as it is for the host's own places (the engine socket, `/`, /etc, /proc, /sys, /boot, /dev): a power
+ * over the host, which the compose and bind policies give only to an admin who allows it at install.
  */
-export function hostPath(raw: string): { sub: string } | 'drop' {
+export function hostPath(raw: string): { sub: string } | { host: string } | 'drop' {
   const p = raw.replace(/\/+$/, '') || '/';
   if (TIME_FILES.has(p)) return 'drop';
-  if (ENGINE_SOCKETS.includes(p)) throw refuse(`binds the engine socket ${p}, which no app may use`);
+  if (ENGINE_SOCKETS.includes(p)) return { host: p };
   for (const d of HOST_ONLY) {
-    if (d === '/' ? p === '/' : inside(p, d)) throw refuse(`binds the host path ${p}, which no app may use`);
+    if (d === '/' ? p === '/' : inside(p, d)) return { host: p };
   }
   return { sub: subPath(p) };
+}
+
+/** What the import report notes for a host path kept as it is. */
+export const hostPowerNote = (p: string): string =>
+  ENGINE_SOCKETS.includes(p)
+    ? `binds the engine socket ${p}: full control of every container on this host, for an admin to allow at install`
+    : `binds the host path ${p} as it is: a power over the host, for an admin to allow at install`;
+
+/** A path field's start value for a host path of the source: in the app's data folder, or the host's own place as it is. */
+export function hostDefault(raw: string): string | undefined {
+  const at = hostPath(raw);
+  if (at === 'drop') return undefined;
+  return 'host' in at ? at.host : `{data_dir}/${at.sub}`;
 }
 
 /** A path as a folder below the data folder: no `..`, no odd characters. */

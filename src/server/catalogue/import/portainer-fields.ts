@@ -6,7 +6,9 @@ import {
   displayText,
   fieldIdOf,
   fieldParts,
+  hostDefault,
   hostPath,
+  hostPowerNote,
   looksSecret,
   plainText,
   refuse,
@@ -67,8 +69,8 @@ export function envField(e: PortainerEnv, id: string, kind?: VarKind): TemplateF
   }
   if (kind === 'path') {
     // A host folder of the source's own machine becomes a folder of the app's data folder.
-    const at = def.startsWith('/') ? hostPath(def) : def.startsWith('.') ? { sub: subPath(def) } : null;
-    const start = at && at !== 'drop' ? { default: `{data_dir}/${at.sub}` } : {};
+    const to = def.startsWith('/') ? hostDefault(def) : def.startsWith('.') ? `{data_dir}/${subPath(def)}` : undefined;
+    const start = to ? { default: to } : {};
     return { ...textField(id, label, info), type: 'path', ...start };
   }
   const f = looksSecret(e.name) ? secretField(id, label, info) : textField(id, label, info);
@@ -148,8 +150,11 @@ export function stackParts(s: string, vars: VarFields): Part[] {
 /** The variable a string starts with (`${DATA}/x`, `$PORT`), for telling what it is used as. */
 export const leadingVar = (s: string): string | null => /^\$\{?([A-Za-z_][A-Za-z0-9_]*)/.exec(s)?.[1] ?? null;
 
-/** The data-folder parts for a host folder of the source, or null when it is dropped (the time files). */
-export function dataParts(source: string): Part[] | null {
+/** The data-folder parts for a host folder of the source (the host's own places as they are, noted), or null when it is dropped (the time files). */
+export function dataParts(source: string, notes: Set<string>): Part[] | null {
   const at = hostPath(source);
-  return at === 'drop' ? null : appdataParts(at.sub);
+  if (at === 'drop') return null;
+  if ('sub' in at) return appdataParts(at.sub);
+  notes.add(hostPowerNote(at.host));
+  return [{ lit: at.host }];
 }

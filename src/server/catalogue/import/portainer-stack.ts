@@ -93,7 +93,7 @@ function bindSource(source: string, stackDir: string, notes: Set<string>): Part[
     return appdataParts(subPath(source));
   }
   if (source.startsWith('/')) {
-    const parts = dataParts(source);
+    const parts = dataParts(source, notes);
     if (!parts) notes.add(`${source} dropped: Kade sets TZ`);
     return parts;
   }

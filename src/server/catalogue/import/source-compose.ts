@@ -10,6 +10,7 @@ import {
   fieldIdOf,
   fieldParts,
   hostPath,
+  hostPowerNote,
   idAllocator,
   looksSecret,
   parsePort,
@@ -404,6 +405,10 @@ export function otherHostPath(source: string, vars: Vars): Part[] | 'drop' {
   if (to === 'drop') {
     vars.notes.add('host time files dropped (Kade sets TZ)');
     return 'drop';
+  }
+  if ('host' in to) {
+    vars.notes.add(hostPowerNote(to.host));
+    return [{ lit: to.host }];
   }
   vars.notes.add(`host path ${source} moved below the app's data folder`);
   return [{ field: 'appdata_dir' }, { lit: `/${to.sub}` }];
