@@ -329,6 +329,29 @@ describe('store and template repositories', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  test('each card says the format of the store it comes from: Kade’s own, or another store’s (CasaOS), in en and nl', async () => {
+    await git.addRepo('casa', join(import.meta.dirname, '../fixtures/import/casaos/v2only'), { branch: 'main' });
+    const { job } = await api.addRepo({ id: 'casa', name: 'Casa', url: git.url('casa'), branch: 'main', subdirectory: 'Apps' });
+    assert.equal(job.state, 'succeeded', job.log.join('\n'));
+    await menu(page, 'Store').click();
+    // The store screen was open already: read the apps again.
+    await page.reload();
+    await hasCount(cards(), EXAMPLES + 1);
+    await hasText(card('Proxy Casa').locator('.store-format'), 'CasaOS format');
+    await hasText(card('Whoami').locator('.store-format'), 'Kade format');
+    await hasAttr(card('Proxy Casa').locator('.store-format'), 'title', 'The format of the store this app comes from');
+    await page.getByLabel('Search', { exact: true }).fill('proxy casa');
+    await hasCount(cards(), 1);
+    await shoot(page, 'store-format');
+    await page.getByLabel('Language').selectOption('nl');
+    await hasText(card('Proxy Casa').locator('.store-format'), 'CasaOS-formaat');
+    await shoot(page, 'store-format-nl');
+    await page.getByLabel('Zoeken', { exact: true }).fill('');
+    await hasText(card('Whoami').locator('.store-format'), 'Kade-formaat');
+    await page.getByLabel('Taal').selectOption('en');
+    assert.equal((await api.del('/api/repos/casa')).status, 204);
+  });
+
   test('an operator may fetch a repository again but not change it', async () => {
     assert.equal((await api.post('/api/users', { name: 'otto', password: PW, role: 'operator' })).status, 201);
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
