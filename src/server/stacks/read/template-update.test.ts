@@ -32,6 +32,25 @@ test("a new version of Kade's own template in the store shows on the installed a
   assert.equal((await listed(k, 'notes')).template_update, null);
 });
 
+test('a field the new template gained starts at its default in Configure, and saving the form as it starts writes that default', async (t) => {
+  const k = await kit(t);
+  assert.equal((await k.install('notes', 'notes', { title: 'Mine' })).state, 'succeeded');
+  await k.updateStore((repo) => {
+    const path = join(repo, 'apps', 'notes', 'template.json');
+    const template = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify({ ...template, version: '1.1.0', fields: [...template.fields, { id: 'footer', label: 'Footer', default: 'bye' }] }));
+    edit(join(repo, 'apps', 'notes', 'docker-compose.yml'), '      TITLE: "{{title}}"\n', '      TITLE: "{{title}}"\n      FOOTER: "{{footer}}"\n');
+  });
+  const { values } = k.stacks.config(ADMIN, 'notes');
+  assert.equal(values.footer, 'bye', 'the new field starts at its default, as in an install form');
+  assert.equal(values.title, 'Mine', 'a stored value stays');
+  // The form sends every value it shows.
+  assert.equal((await k.done(k.stacks.reconfigure(ADMIN, 'notes', { values }))).state, 'succeeded');
+  const compose = parse(k.read(join(k.paths.library, 'notes', 'docker-compose.yml')) ?? '');
+  assert.deepEqual([compose.services.web.environment.TITLE, compose.services.web.environment.FOOTER], ['Mine', 'bye']);
+  assert.equal((await listed(k, 'notes')).template_update, null);
+});
+
 test('a store update of an imported app (a CasaOS app’s new image) reaches it the same way, with the new image after Configure', async (t) => {
   const k = await kit(t);
   k.engine.addImage('kade-test/web:2');

@@ -6,6 +6,7 @@ import { requireRole } from '../../core/authorize.ts';
 import { isAppError } from '../../core/errors.ts';
 import type { Actor } from '../../core/events.ts';
 import { allFields } from '../../templates/render.ts';
+import { prefill } from '../../templates/values.ts';
 import { parseEnv } from '../store/env-file.ts';
 import type { StackLocation } from '../store/stack-dir.ts';
 import type { StackMetaT } from '../store/stack-files.ts';
@@ -23,6 +24,21 @@ export function typedValues(meta: StackMetaT): Record<string, FieldValue> {
   for (const [k, v] of Object.entries(meta.values)) {
     const type = meta.value_types[k];
     out[k] = type === 'number' ? Number(v) : type === 'boolean' ? v === true || v === 'true' : v;
+  }
+  return out;
+}
+
+/**
+ * The start values of the fields the app has no value of: those the store's template gained since the app's files
+ * were rendered (a store update, `template_update`). The form starts them as an install's form would (a default, the
+ * app's data folder), so saving Configure writes the new default instead of an empty value.
+ */
+function newFieldValues(c: Pick<StackContext, 'prefill'>, name: string, template: TemplateFileT, meta: StackMetaT): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  for (const f of allFields(template)) {
+    if (Object.hasOwn(meta.value_types, f.id) || Object.hasOwn(meta.secret_env, f.id)) continue;
+    const v = prefill(f, { ...c.prefill, name });
+    if (v !== undefined) out[f.id] = v;
   }
   return out;
 }
@@ -81,7 +97,11 @@ export function config(c: StackContext, actor: Actor, name: string): StackConfig
     source: meta?.source ? { repo: meta.source.repo, app: meta.source.app } : null,
     schema: typeof found === 'object' && meta?.source ? { repo: meta.source.repo, app: meta.source.app, template: found.template } : null,
     schema_missing: typeof found === 'object' ? null : found,
-    values: { ...(meta ? typedValues(meta) : {}), ...(admin ? secrets : {}) },
+    values: {
+      ...(typeof found === 'object' && meta ? newFieldValues(c, name, found.template, meta) : {}),
+      ...(meta ? typedValues(meta) : {}),
+      ...(admin ? secrets : {}),
+    },
     secrets_hidden: admin ? [] : Object.keys(secrets),
     template_version: meta?.template_version ?? null,
     repo_status: repo ? repoCacheStatus(repo) : null,
