@@ -93,7 +93,7 @@ export const en = {
   'apps.repo_outdated_hint': 'The template repository this app came from was written for an older Kade version.',
   'apps.repo_missing': 'Template repo removed',
   'apps.template_update': 'Template {version} in the store',
-  'apps.template_update_hint': 'The store holds version {version} of this app’s template; saving the app’s Configure form applies it.',
+  'apps.template_update_hint': 'The store holds version {version} of this app’s template; Apply changes under Configure brings the app to it.',
   'apps.repo_commit': 'Repo at commit {commit} of {date}',
   'apps.repo_no_commit': 'Repo not fetched yet',
   'apps.repo_synced': 'synchronised {time}',

@@ -22,7 +22,7 @@ export const nlCatalogue = {
   'store.version': 'Versie {version}',
   'store.from': 'uit {repo}',
   'store.format': '{format}-formaat',
-  'store.format_title': 'Het formaat van de store waar deze app vandaan komt',
+  'store.format_title': 'Het formaat van de winkel waar deze app vandaan komt',
   'store.installed': 'Geïnstalleerd als {names}',
   'store.categories_label': 'Categorieën',
   'store.tags_label': 'Labels',
