@@ -18,6 +18,7 @@ export const enConfigure = {
   'configure.synced': 'Repository last fetched',
   'configure.commit_date': 'Commit date',
   'configure.repo_version': 'Repository VERSION',
+  'configure.template_update': 'Version {version} of this template is in the store; the form below is that version’s, and Apply changes brings the app to it.',
   'configure.unknown': 'unknown',
   'configure.never': 'never',
   'configure.outdated': 'Outdated repository.',

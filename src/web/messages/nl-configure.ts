@@ -18,6 +18,8 @@ export const nlConfigure = {
   'configure.synced': 'Repository laatst opgehaald',
   'configure.commit_date': 'Datum van de commit',
   'configure.repo_version': 'VERSION van de repository',
+  'configure.template_update':
+    'Versie {version} van dit sjabloon staat in de winkel; het formulier hieronder hoort bij die versie, en Wijzigingen toepassen brengt de app daarnaar.',
   'configure.unknown': 'onbekend',
   'configure.never': 'nooit',
   'configure.outdated': 'Verouderde repository.',

@@ -116,7 +116,7 @@ function AppTabs(p: { name: string; stack: StackDetailT; user: UserT; at: TabsAt
         .map((k) => (
           <div key={k} class="appview-panel" role="tabpanel" id={`appview-panel-${k}`} aria-labelledby={`appview-tab-${k}`} hidden={k !== tab}>
             {k === 'overview' && <OverviewTab stack={stack} user={user} />}
-            {k === 'configure' && <ConfigureTab name={name} user={user} filesVersion={stack.files_version} />}
+            {k === 'configure' && <ConfigureTab name={name} user={user} filesVersion={stack.files_version} templateUpdate={stack.template_update} />}
             {k === 'files' && <FilesTab name={name} user={user} filesVersion={stack.files_version} />}
             {k === 'backups' && <BackupsTab name={name} user={user} onRestored={onRestored} />}
           </div>

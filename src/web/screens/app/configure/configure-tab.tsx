@@ -92,8 +92,12 @@ function useConfigureTab(name: string, allowed: boolean, filesVersion: string | 
   return { config, error, generation, stacks, devices, running, run, jobRunning, changedUnder, refresh, onEnd, onStarted, reset };
 }
 
-/** The Configure tab of an app: the template's form with the stored values and the extras, applied by a job. */
-export function ConfigureTab({ name, user, filesVersion }: { name: string; user: UserT; filesVersion?: string | null }) {
+/**
+ * The Configure tab of an app: the template's form with the stored values and the extras, applied by a job.
+ * `templateUpdate`: the store's version of the template when it is another than the one the app's files come from.
+ */
+export function ConfigureTab(p: { name: string; user: UserT; filesVersion?: string | null; templateUpdate?: string | null }) {
+  const { name, user, filesVersion } = p;
   useLang();
   const allowed = roleAllows(user.role, 'operator');
   const { config, error, running, run, jobRunning, ...tab } = useConfigureTab(name, allowed, filesVersion);
@@ -113,7 +117,7 @@ export function ConfigureTab({ name, user, filesVersion }: { name: string; user:
           {t('configure.loading')}
         </p>
       )}
-      {config && <TemplateSource config={config} />}
+      {config && <TemplateSource config={config} storeVersion={p.templateUpdate ?? null} />}
       {config && config.schema === null && <NoForm config={config} />}
       {run && <RunPanel key={run.job.id} run={run} name={name} onEnd={tab.onEnd} />}
       {config?.schema && (

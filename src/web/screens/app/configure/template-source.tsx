@@ -2,8 +2,11 @@ import { formatDateTime } from '../../../components/format-date-time.ts';
 import { t } from '../../../i18n.ts';
 import type { StackConfigT } from './configure-api.ts';
 
-/** Where the form comes from: repo and app, the template version, and what the repo cache holds. */
-export function TemplateSource({ config }: { config: StackConfigT }) {
+/**
+ * Where the form comes from: repo and app, the template version, and what the repo cache holds. `storeVersion`: the
+ * store's newer (or other) version of the template, whose form this is; applying it brings the app to that version.
+ */
+export function TemplateSource({ config, storeVersion }: { config: StackConfigT; storeVersion: string | null }) {
   const source = config.schema ?? config.source;
   if (!source) return null;
   const s = config.repo_status;
@@ -40,6 +43,7 @@ export function TemplateSource({ config }: { config: StackConfigT }) {
           </>
         )}
       </dl>
+      {storeVersion !== null && config.schema && <p class="notice configure-template-update">{t('configure.template_update', { version: storeVersion })}</p>}
       {s?.outdated && (
         <p class="notice configure-outdated">
           <strong>{t('configure.outdated')}</strong> {t('configure.outdated_why', { version: s.version ?? '?' })}
