@@ -123,6 +123,7 @@ test('en at 1280 px: the Runtipi repo is added on the repos screen, reports its 
       imported: 2,
       refused: [{ app: 'odd-tipi', reason: "form field ODD_COLOUR has the type 'colour-wheel', which Kade has no field for" }],
       notes: undefined,
+      with_powers: 0,
     },
   );
 

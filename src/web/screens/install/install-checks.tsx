@@ -139,9 +139,13 @@ export function useInstallChecks(repo: string, app: string, name: string, values
   };
 }
 
-/** Folders the template itself names (no field to mark) that the app may not use: said on the review, with the admin's choice. */
+/**
+ * Folders the template itself names (no field to mark) in another app's data: said on the review, never allowed. Those
+ * outside the allowed places are powers over the host: the review's powers box names them, with the admin's choice.
+ */
 export function UnplacedFolders({ checks }: { checks: InstallChecks }) {
-  const { review, unplaced } = checks;
+  const { review } = checks;
+  const unplaced = checks.unplaced.filter((r) => r.reason === 'other_app');
   if (!review || unplaced.length === 0) return null;
   return (
     <div class="error install-unplaced" role="alert">

@@ -1,15 +1,15 @@
 import { useId } from 'preact/hooks';
 import type { FieldValue, TemplateFieldT } from '../../../shared/template.ts';
 import { ErrorMessage } from '../../components/error-message.tsx';
-import { PowersWarning } from '../../components/powers-warning.tsx';
 import type { Instance } from '../../forms/connect-field.tsx';
-import { advancedCount, type FormValues, groupEnabled, isValidName, requestValues, type Step, textIn, toggleId } from '../../forms/install-model.ts';
+import { advancedCount, type FormValues, groupEnabled, isValidName, type Step, textIn, toggleId } from '../../forms/install-model.ts';
 import { MissingFields } from '../../forms/missing-fields.tsx';
 import { Switch } from '../../forms/switch.tsx';
 import { TemplateField } from '../../forms/template-field.tsx';
 import { getLang, t } from '../../i18n.ts';
 import { type InstallChecks, UnplacedFolders } from './install-checks.tsx';
 import { NameField } from './name-field.tsx';
+import { PowersBox } from './powers-review.tsx';
 import { ReviewStep } from './review-step.tsx';
 import { stepKey, stepTitle } from './step-title.ts';
 import { type InstallFormProps, useInstallForm } from './use-install-form.ts';
@@ -42,7 +42,7 @@ export function InstallForm(props: InstallFormProps) {
         </div>
         <MissingFields template={template} missing={f.stillMissing} />
         <ErrorMessage error={f.failure} />
-        {step && <StepBody f={f} step={step} schema={props.schema} blockedId={`${id}-blocked`} />}
+        {step && <StepBody f={f} step={step} blockedId={`${id}-blocked`} />}
         <InstallNav f={f} blockedId={`${id}-blocked`} />
       </form>
     </div>
@@ -84,13 +84,11 @@ const StepNo = ({ n }: { n: number }) => (
 );
 
 /** The current step's fields, or the review with what blocks the install. */
-function StepBody({ f, step, schema, blockedId }: { f: Form; step: Step; schema: InstallFormProps['schema']; blockedId: string }) {
-  const { template } = schema;
+function StepBody({ f, step, blockedId }: { f: Form; step: Step; blockedId: string }) {
   if (step.kind === 'review') {
-    const values = requestValues(template, f.values);
     return (
       <>
-        <PowersWarning repo={schema.repo} app={schema.app} values={values} />
+        <PowersBox powers={f.powers} messageId={`${blockedId}-powers`} />
         <UnplacedFolders checks={f.checks} />
         <ReviewStep name={f.name} steps={f.stepper.steps} values={f.values} onEdit={f.go} fill={f.fill} />
         {f.liveNameProblem && (
@@ -140,8 +138,8 @@ function InstallNav({ f, blockedId }: { f: Form; blockedId: string }) {
           type="submit"
           class="btn btn-primary"
           aria-disabled={f.busy}
-          disabled={f.liveNameProblem !== null}
-          aria-describedby={f.liveNameProblem ? blockedId : undefined}
+          disabled={f.liveNameProblem !== null || f.powers.blocked}
+          aria-describedby={f.liveNameProblem ? blockedId : f.powers.blocked ? `${blockedId}-powers` : undefined}
         >
           {f.busy ? t('install.installing') : t('install.install')}
         </button>

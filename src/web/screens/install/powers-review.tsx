@@ -1,71 +1,113 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { AppPowersT, PowerUseT } from '../../shared/powers.ts';
-import type { FieldValue } from '../../shared/template.ts';
-import { request } from '../api.ts';
-import { t } from '../i18n.ts';
-import './powers-warning.css';
+import type { AppPowersT, HostPathReviewT } from '../../../shared/powers.ts';
+import type { FieldValue } from '../../../shared/template.ts';
+import { request } from '../../api.ts';
+import { hostPathLine, powerLine } from '../../components/power-text.ts';
+import { CheckboxField } from '../../forms/field.tsx';
+import { t } from '../../i18n.ts';
+import type { InstallChecks } from './install-checks.tsx';
+import './powers-review.css';
 
 const seg = encodeURIComponent;
+type Refused = HostPathReviewT['refused'][number];
 
-/** One power in words, naming the service that gets it. */
-function line(p: PowerUseT): string {
-  const { service, value } = p;
-  switch (p.power) {
-    case 'privileged':
-      return t('powers.privileged', { service });
-    case 'network_mode':
-      return t('powers.network_mode', { service, value });
-    case 'pid':
-      return t('powers.pid', { service, value });
-    case 'ipc':
-      return t('powers.ipc', { service, value });
-    case 'uts':
-      return t('powers.uts', { service });
-    case 'userns_mode':
-      return t('powers.userns_mode', { service });
-    case 'cgroup':
-      return t('powers.cgroup', { service });
-    case 'cap_add':
-      return t('powers.cap_add', { service, value });
-    case 'security_opt':
-      return t('powers.security_opt', { service, value });
-    case 'devices':
-      return t('powers.devices', { service, value });
-    case 'engine_socket':
-      return t('powers.engine_socket', { service, value });
-  }
+export interface PowersReview {
+  /** The compose policy's answer; null while it is asked (or off the review step). */
+  answer: AppPowersT | null;
+  /** Host paths the template itself binds outside the app's folders, beyond those the powers name (the socket, a device). */
+  paths: Refused[];
+  /** Whether there is any power to show. */
+  any: boolean;
+  /** Only an admin can install the app: this user is told so and cannot install. */
+  needsAdmin: boolean;
+  confirmed: boolean;
+  setConfirmed: (on: boolean) => void;
+  /** What keeps the install from going ahead: an admin needed, or the powers not confirmed yet. */
+  blocked: boolean;
 }
 
-/**
- * The install review's warning: each power over the host the app would get with these values, as the server
- * renders it (POST /api/store/apps/{repo}/{app}/powers), and whether this user may install it. Nothing when none.
- */
-export function PowersWarning({ repo, app, values }: { repo: string; app: string; values: Record<string, FieldValue> }) {
+/** The compose policy's powers of the app with these values (POST …/powers), asked while `active` (the review step). */
+function useAppPowers(repo: string, app: string, values: Record<string, FieldValue>, active: boolean): AppPowersT | null {
   const [answer, setAnswer] = useState<AppPowersT | null>(null);
   const key = JSON.stringify(values);
   useEffect(() => {
+    if (!active) return;
     let live = true;
     setAnswer(null);
-    // A refusal (a value the server rejects) is shown by the install itself; the warning then stays away.
+    // A refusal (a value the server rejects) is shown by the install itself; the review then shows no powers.
     request<AppPowersT>('POST', `/api/store/apps/${seg(repo)}/${seg(app)}/powers`, { values })
       .then((a) => live && setAnswer(a))
       .catch(() => live && setAnswer({ powers: [], allowed: true }));
     return () => {
       live = false;
     };
-  }, [repo, app, key]);
+  }, [repo, app, key, active]);
+  return active ? answer : null;
+}
+
+/**
+ * The powers over the host an install hands the app, as the review names them: the compose policy's (the engine
+ * socket, privileged, the host's namespaces, capabilities, devices) and the host paths the template itself binds
+ * outside the app's folders (the host-path review's, which only an admin may allow). A user who may install them
+ * confirms them first: that confirmation allows those host paths for this install (confirm_outside_paths, audited).
+ */
+export function usePowersReview(repo: string, app: string, values: Record<string, FieldValue>, checks: InstallChecks, active: boolean): PowersReview {
+  const answer = useAppPowers(repo, app, values, active);
+  const [confirmedKey, setConfirmedKey] = useState<string | null>(null);
+  const review = checks.review;
+  const outside = (review?.refused ?? []).filter((r) => r.field === null && r.reason === 'not_allowed');
+  const named = new Set((answer?.powers ?? []).map((p) => p.value));
+  const paths = outside.filter((r) => !named.has(r.path));
+  const any = (answer?.powers.length ?? 0) > 0 || outside.length > 0;
+  const needsAdmin = answer !== null && (!answer.allowed || (outside.length > 0 && review?.may_confirm === false));
+  const key = JSON.stringify([answer?.powers ?? null, outside.map((r) => r.path)]);
+  const confirmed = confirmedKey === key;
+  const setConfirmed = (on: boolean) => {
+    for (const r of outside) checks.allow(r.path, on);
+    setConfirmedKey(on ? key : null);
+  };
+  return { answer, paths, any, needsAdmin, confirmed, setConfirmed, blocked: active && any && (answer === null || needsAdmin || !confirmed) };
+}
+
+/** The review's box of powers: each one named, then who may install them, or the confirmation. Nothing when none. */
+export function PowersBox({ powers, messageId }: { powers: PowersReview; messageId: string }) {
+  const { answer } = powers;
   if (!answer) return <p class="muted powers-checking">{t('powers.checking')}</p>;
-  if (answer.powers.length === 0) return null;
+  if (!powers.any) return null;
+  const gatedRefused = !answer.allowed;
   return (
     <div class="powers-warning" role="alert" aria-labelledby="powers-title">
       <h3 id="powers-title">{t('powers.title')}</h3>
       <p>{t('powers.intro')}</p>
       <ul>
         {answer.powers.map((p) => (
-          <li key={`${p.service} ${p.power} ${p.value}`}>{line(p)}</li>
+          <li key={`${p.service} ${p.power} ${p.value}`}>{powerLine(p)}</li>
+        ))}
+        {powers.paths.map((r) => (
+          <li key={r.path}>{hostPathLine(r.path, r.read_only)}</li>
         ))}
       </ul>
-      {!answer.allowed && <p class="powers-admin">{t('powers.admin_only')}</p>}
+      {powers.needsAdmin ? (
+        <p class="powers-admin" id={messageId}>
+          {t(gatedRefused ? 'powers.admin_only' : 'powers.admin_only_paths')}
+        </p>
+      ) : (
+        <>
+          <CheckboxField
+            class="powers-confirm"
+            name="powers-confirm"
+            label={t('powers.confirm')}
+            hint={t('powers.confirm_hint')}
+            checked={powers.confirmed}
+            onChange={powers.setConfirmed}
+          />
+          {!powers.confirmed && (
+            <p class="powers-admin" id={messageId}>
+              {t('powers.confirm_needed')}
+            </p>
+          )}
+        </>
+      )}
     </div>
   );
 }

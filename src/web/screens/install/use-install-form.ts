@@ -25,6 +25,7 @@ import {
 import { t } from '../../i18n.ts';
 import { type AppSchemaT, installApp } from './install-api.ts';
 import { useInstallChecks } from './install-checks.tsx';
+import { usePowersReview } from './powers-review.tsx';
 import { stepKey } from './step-title.ts';
 import { focusFirstInvalid, useStepper } from './use-stepper.ts';
 
@@ -132,6 +133,7 @@ export function useInstallForm({ schema, stacks, onStarted }: InstallFormProps) 
   const marks = useMarks();
   const instances = useInstances(stacks, template);
   const checks = useInstallChecks(schema.repo, schema.app, name, requestValues(template, values));
+  const powers = usePowersReview(schema.repo, schema.app, requestValues(template, values), checks, stepper.step?.kind === 'review');
   const liveNameProblem = !isValidName(name) ? t('install.name_invalid') : taken.includes(name) ? t('install.name_taken', { name }) : null;
   const blockedIn = (s: Step) =>
     s.kind === 'review' || (s.kind === 'group' && !groupEnabled(s.group, values))
@@ -180,7 +182,7 @@ export function useInstallForm({ schema, stacks, onStarted }: InstallFormProps) 
     if (install.busy) return;
     const { step, steps, index } = stepper;
     if (step?.kind === 'review') {
-      if (checkSteps(judge, steps)) void install.run();
+      if (!powers.blocked && checkSteps(judge, steps)) void install.run();
     } else if (checkSteps(judge, [step as Step])) {
       const following = steps[index + 1];
       if (following) go(stepKey(following));
@@ -188,5 +190,20 @@ export function useInstallForm({ schema, stacks, onStarted }: InstallFormProps) 
   };
   // The summary shrinks as fields are filled in; a field's mark goes with its first change.
   const stillMissing = marks.missing.filter((fid) => marks.errors[fid] !== undefined);
-  return { ...named, ...marks, stepper, instances, checks, liveNameProblem, busy: install.busy, stillMissing, setValue, renameTo, go, setAdvanced, onSubmit };
+  return {
+    ...named,
+    ...marks,
+    stepper,
+    instances,
+    checks,
+    powers,
+    liveNameProblem,
+    busy: install.busy,
+    stillMissing,
+    setValue,
+    renameTo,
+    go,
+    setAdvanced,
+    onSubmit,
+  };
 }

@@ -25,10 +25,11 @@ export function RepoImport({ repo }: { repo: RepoT }) {
     );
   }
   if (repo.import.found === 0) return null;
-  const { format, imported, found, notes } = repo.import;
+  const { format, imported, found, notes, with_powers: powers } = repo.import;
   return (
     <>
       <p class="repo-import">{t('repos.import_line', { format: t(FORMAT_KEY[format]), imported, found })}</p>
+      {powers > 0 && <p class="repo-import-powers">{powers === 1 ? t('repos.import_powers_one') : t('repos.import_powers_many', { count: powers })}</p>}
       {notes.length > 0 && (
         <details class="repo-import-notes">
           <summary>{t('repos.import_notes')}</summary>

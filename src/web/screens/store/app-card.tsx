@@ -1,6 +1,7 @@
 import type { StoreAppT, StoreFormat } from '../../../shared/api.ts';
 import type { Category } from '../../../shared/categories.ts';
 import { installPath } from '../../app-paths.ts';
+import { storePowerText } from '../../components/power-text.ts';
 import { getLang, t } from '../../i18n.ts';
 import { onLinkClick } from '../../router.ts';
 
@@ -18,7 +19,7 @@ const FALLBACK_COLOUR = '#64748b';
 export const FORMAT_NAMES: Record<StoreFormat, string> = { kade: 'Kade', runtipi: 'Runtipi', casaos: 'CasaOS', portainer: 'Portainer', cosmos: 'Cosmos' };
 
 /** One app of the store: what it is, where it comes from, and whether it is installed already. */
-/** `canInstall`: operators and admins get the install action; viewers only look. */
+/** `canInstall`: operators and admins get the install action (unless only an admin may install the app); viewers only look. */
 export function AppCard({ app, category, canInstall = false }: { app: StoreAppT; category: CategoryLookup; canInstall?: boolean }) {
   const headingId = `store-${app.repo}-${app.app}`;
   const description = getLang() === 'nl' && app.description_nl ? app.description_nl : app.description;
@@ -63,18 +64,41 @@ export function AppCard({ app, category, canInstall = false }: { app: StoreAppT;
           ))}
         </ul>
       )}
-      {canInstall && (
-        <div class="store-card-actions">
-          <a
-            href={installPath(app.repo, app.app)}
-            class="btn btn-small btn-primary"
-            aria-label={t('store.install_label', { name: app.name })}
-            onClick={onLinkClick}
-          >
-            {t('store.install')}
-          </a>
-        </div>
+      {app.powers.length > 0 && <StorePowers app={app} />}
+      {app.needs_admin ? (
+        <p class="store-needs-admin">{t('store.needs_admin')}</p>
+      ) : (
+        canInstall && (
+          <div class="store-card-actions">
+            <a
+              href={installPath(app.repo, app.app)}
+              class="btn btn-small btn-primary"
+              aria-label={t('store.install_label', { name: app.name })}
+              onClick={onLinkClick}
+            >
+              {t('store.install')}
+            </a>
+          </div>
+        )
       )}
     </li>
+  );
+}
+
+/** The powers over the host the app gets, as a badge and a short list: what the install's review will ask to allow. */
+function StorePowers({ app }: { app: StoreAppT }) {
+  const lines = [...new Set(app.powers.map(storePowerText))];
+  const id = `store-powers-${app.repo}-${app.app}`;
+  return (
+    <div class="store-powers">
+      <p class="store-power-badge" id={id}>
+        {t('store.powers_badge')}
+      </p>
+      <ul aria-labelledby={id}>
+        {lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
