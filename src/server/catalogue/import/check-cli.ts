@@ -9,5 +9,7 @@ if (!path || !existsSync(path)) {
 }
 const r = await checkPath(path);
 for (const line of r.failures) console.log(line);
-console.log(`imported ${r.imported}/${r.found}, valid compose ${r.valid}/${r.found}${r.needsInput ? `, needs input ${r.needsInput}` : ''}`);
+console.log(
+  `imported ${r.imported}/${r.found}, valid compose ${r.valid}/${r.found}${r.needsInput ? `, needs input ${r.needsInput}` : ''}${r.withPowers ? `, with powers over the host ${r.withPowers}` : ''}`,
+);
 process.exit(r.failures.length > 0 ? 1 : 0);

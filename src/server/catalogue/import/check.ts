@@ -11,6 +11,7 @@ import { parseEngineEndpoint } from '../../config/config.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Compose } from '../../engine/compose.ts';
 import { createComposeCli } from '../../engine/compose-cli.ts';
+import { templatePowers } from '../../templates/app-powers.ts';
 import { allFields, renderTemplate } from '../../templates/render.ts';
 import { resolveValues } from '../../templates/values.ts';
 import { standIn as fieldStandIn, rulesOf } from './check-stand-in.ts';
@@ -160,6 +161,8 @@ export interface CheckResult {
   valid: number;
   /** Apps that render only with a value a person types (no stand-in passes a required field's rules): not invalid. */
   needsInput: number;
+  /** Imported apps with powers over the host (templates/app-powers.ts): only an admin installs them, allowing each. */
+  withPowers: number;
   /** One line per app that was refused, needs input, did not render, or that compose did not accept. */
   failures: string[];
 }
@@ -185,5 +188,6 @@ export async function checkPath(path: string, opts: { compose?: Compose; paralle
     return problem === null ? null : `${app.id}: compose config: ${problem}`;
   });
   for (const r of results) if (r) failures.push(r);
-  return { found: tree.report.found, imported: tree.apps.length, valid: results.filter((r) => r === null).length, needsInput, failures };
+  const withPowers = tree.apps.filter((a) => templatePowers(a.template, a.compose).length > 0).length;
+  return { found: tree.report.found, imported: tree.apps.length, valid: results.filter((r) => r === null).length, needsInput, withPowers, failures };
 }

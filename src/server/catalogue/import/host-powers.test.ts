@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import type { StorePowerT } from '../../../shared/powers.ts';
 import { templatePowers } from '../../templates/app-powers.ts';
 import { indexRepo } from '../app-index.ts';
+import { checkPath } from './check.ts';
 import { importCosmos } from './cosmos.ts';
 import { importTree } from './importers.ts';
 import { detectPortainer, importPortainer } from './portainer.ts';
@@ -103,4 +104,10 @@ test('the import report counts the apps imported with powers', () => {
   );
   const plain = indexRepo('tipi', join(FIXTURES, 'runtipi/apps'));
   assert.equal(plain.report.with_powers, 0);
+});
+
+test('npm run templates:check counts the apps with powers beside the valid ones', async () => {
+  const r = await checkPath(join(FIXTURES, 'runtipi/powers'));
+  assert.deepEqual({ found: r.found, imported: r.imported, valid: r.valid, withPowers: r.withPowers }, { found: 2, imported: 2, valid: 2, withPowers: 2 });
+  assert.deepEqual(r.failures, []);
 });
