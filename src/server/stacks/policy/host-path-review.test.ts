@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { bindRulesIn } from '../../../../test/helpers/bind-rules.ts';
 import { TemplateFile } from '../../../shared/template.ts';
 import type { CatalogueService } from '../../catalogue/catalogue.service.ts';
 import type { Actor } from '../../core/events.ts';
-import type { BindRules } from '../../settings/bind-rules.ts';
 import { createHostPathReview } from './host-path-review.ts';
 
 // The install form's live look at host folders (issue #24 items 14 and 18): what the bind policy would refuse for the
 // app of the typed name, with the field it was typed in, before anything is installed.
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'kade-hostpaths-')));
-const rules: BindRules = {
-  dataDir: join(root, 'appdata'),
-  libraryDir: join(root, 'stacks'),
-  stateDir: join(root, 'state'),
-  backupDir: join(root, 'backups'),
-  engineSocket: '/var/run/docker.sock',
-  allowedHostDirs: () => [join(root, 'media')],
-};
+const { root, rules } = bindRulesIn('kade-hostpaths-');
 for (const d of [rules.libraryDir, join(rules.libraryDir, 'shop'), join(rules.dataDir, 'shop')]) mkdirSync(d, { recursive: true });
 
 const template = TemplateFile.parse({

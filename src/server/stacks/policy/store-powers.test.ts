@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { bindRulesIn } from '../../../../test/helpers/bind-rules.ts';
 import type { StorePowerT } from '../../../shared/powers.ts';
 import type { Actor } from '../../core/events.ts';
-import type { BindRules } from '../../settings/bind-rules.ts';
 import type { PrivilegedPolicy } from './compose-policy.ts';
 import { createStoreJudgement } from './store-powers.ts';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'kade-store-powers-')));
-const rules: BindRules = {
-  dataDir: join(root, 'appdata'),
-  libraryDir: join(root, 'stacks'),
-  stateDir: join(root, 'state'),
-  backupDir: join(root, 'backups'),
-  engineSocket: '/var/run/docker.sock',
-  allowedHostDirs: () => [join(root, 'media')],
-};
+const { root, rules } = bindRulesIn('kade-store-powers-');
 let allow: PrivilegedPolicy = 'admins';
 const needsAdmin = createStoreJudgement({ binds: rules, allowPrivileged: () => allow });
 const as = (role: Actor['role']): Actor => ({ user: role, role, ip: '127.0.0.1' });
