@@ -127,6 +127,6 @@ test('a job is readable by offset and as a live event stream that ends with its 
   // One repo by id, with an empty import report while nothing was fetched; an unknown id is a 404.
   const one = await c.get('/api/repos/closed');
   assert.equal(one.status, 200);
-  assert.deepEqual(one.body.import, { format: 'kade', found: 0, imported: 0, refused: [], notes: [] });
+  assert.deepEqual(one.body.import, { format: 'kade', found: 0, imported: 0, refused: [], notes: [], with_powers: 0 });
   isProblem(await c.get('/api/repos/nope'), 404, 'not_found');
 });
