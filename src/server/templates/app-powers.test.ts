@@ -32,6 +32,19 @@ test('the store names each power of an app with its start values: the engine soc
   ]);
 });
 
+test('a bind of /var/run or /run, which hold the engine socket, is the engine socket power and the host path it is', () => {
+  const compose = svc(['    volumes:', '      - "/var/run:/var/run:ro"', '      - "/run/dbus:/run/dbus"', '      - "{{appdata_dir}}:/data"', ''].join('\n'));
+  assert.deepEqual(templatePowers(template([DATA]), compose), [
+    { power: 'engine_socket', value: '/var/run/docker.sock', read_only: false },
+    { power: 'host_path', value: '/var/run', read_only: true },
+    { power: 'host_path', value: '/run/dbus', read_only: false },
+  ]);
+  assert.deepEqual(templatePowers(template([DATA]), svc('    volumes: ["/run:/run"]\n')), [
+    { power: 'engine_socket', value: '/run/docker.sock', read_only: false },
+    { power: 'host_path', value: '/run', read_only: false },
+  ]);
+});
+
 test('no power: the data folder, a folder typed in a field, the time zone read-only, a section switched off by default', () => {
   const media = { id: 'media_dir', label: 'Media', type: 'path', default: '/srv/media' };
   const priv = { id: 'priv', label: 'Privileged', type: 'boolean', default: false };

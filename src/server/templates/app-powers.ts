@@ -49,7 +49,7 @@ function hostPaths(compose: string, env: Record<string, string>, folders: string
 /**
  * The powers over the host an app of the store gets with the values its form starts with, named as the install's
  * review names them (for the store's badge and the import report): the compose policy's powers (the engine socket
- * among them) and the host paths the template itself binds. A template that does not render gives none: the
+ * among them, also when a bound folder holds it: `/var/run`, `/run`, `/`) and the host paths the template itself binds. A template that does not render gives none: the
  * catalogue leaves it out anyway. The install judges again, with the values given and as the user who installs.
  */
 export function templatePowers(template: TemplateFileT, compose: string): StorePowerT[] {
@@ -57,7 +57,7 @@ export function templatePowers(template: TemplateFileT, compose: string): StoreP
     const { values, folders } = startValues(template);
     const render = renderTemplate({ template, compose, values, timezone: 'UTC' });
     const seen = new Set<string>();
-    const kernel = composePowers(render.compose, render.env).flatMap((u): StorePowerT[] => {
+    const kernel = composePowers(render.compose, render.env, ENGINE_SOCKETS, { holders: true }).flatMap((u): StorePowerT[] => {
       const key = `${u.power}:${u.value}`;
       if (seen.has(key)) return [];
       seen.add(key);

@@ -36,3 +36,21 @@ test('the engine socket is judged like privileged (ALLOW_PRIVILEGED_APPS); a nam
     assert.deepEqual(composePowers(svc(body)), [], body);
   }
 });
+
+test('a bound folder that holds the engine socket (/var/run, /run, /) is named as that socket for the store, not by the policy', () => {
+  const holders = { holders: true };
+  assert.deepEqual(composePowers(svc('    volumes: ["/var/run:/var/run:ro"]\n'), {}, undefined, holders), [
+    { service: 'app', power: 'engine_socket', value: '/var/run/docker.sock' },
+  ]);
+  assert.deepEqual(composePowers(svc('    volumes: ["/run/:/host/run"]\n'), {}, undefined, holders), [
+    { service: 'app', power: 'engine_socket', value: '/run/docker.sock' },
+  ]);
+  assert.deepEqual(
+    composePowers(svc('    volumes: ["/:/rootfs:ro", "/var/run/docker.sock:/s"]\n'), {}, undefined, holders),
+    [{ service: 'app', power: 'engine_socket', value: '/var/run/docker.sock' }],
+    'one power, however it is reached',
+  );
+  assert.deepEqual(composePowers(svc('    volumes: ["/run/dbus:/run/dbus", "/var/runner:/r"]\n'), {}, undefined, holders), []);
+  // The policy and the review read without holders: the bind policy judges such a folder, and only an admin passes it.
+  assert.deepEqual(composePowers(svc('    volumes: ["/var/run:/var/run"]\n')), []);
+});

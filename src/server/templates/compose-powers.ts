@@ -1,5 +1,5 @@
 import { isMap, parseDocument } from 'yaml';
-import { normalisePath } from '../../shared/paths.ts';
+import { isInside, normalisePath } from '../../shared/paths.ts';
 import type { Power, PowerUseT } from '../../shared/powers.ts';
 import { AppError } from '../core/errors.ts';
 import { interpolate } from './compose-sources.ts';
@@ -105,8 +105,8 @@ function kernelPowers(svc: Obj, env: Record<string, string>, add: (power: Power,
   }
 }
 
-/** The powers one service asks for, its values interpolated as compose will. */
-function servicePowers(service: string, svc: Obj, env: Record<string, string>, sockets: readonly string[]): PowerUse[] {
+/** The powers one service asks for, its values interpolated as compose will (`holders`: see `composePowers`). */
+function servicePowers(service: string, svc: Obj, env: Record<string, string>, sockets: readonly string[], holders: boolean): PowerUse[] {
   const out: PowerUse[] = [];
   const add = (power: Power, value: string) => out.push({ service, power, value });
   kernelPowers(svc, env, add);
@@ -117,7 +117,8 @@ function servicePowers(service: string, svc: Obj, env: Record<string, string>, s
   // The engine socket is a power of its own: whoever holds it runs any container, privileged, with any host folder.
   for (const source of bindSources(svc, env)) {
     const path = source.startsWith('/') ? normalisePath(source) : '';
-    if (path && sockets.includes(path) && !out.some((u) => u.power === 'engine_socket' && u.value === path)) add('engine_socket', path);
+    const socket = !path ? undefined : sockets.includes(path) ? path : holders ? sockets.find((s) => isInside(s, path)) : undefined;
+    if (socket && !out.some((u) => u.power === 'engine_socket' && u.value === socket)) add('engine_socket', socket);
   }
   return out;
 }
@@ -150,9 +151,16 @@ function ownerLabels(doc: Obj): { where: string; label: string }[] {
 
 /**
  * What an app gets over the host, read from its compose text (refusing YAML hazards and ownership labels). `sockets`:
- * the engine's socket paths (the defaults and the one Kade itself talks to).
+ * the engine's socket paths (the defaults and the one Kade itself talks to). `holders`: a bind of a folder that holds
+ * a socket (`/run`, `/var/run`, `/`) hands the app that socket too, named as it (what the store shows, app-powers.ts);
+ * the policy and the install's review leave such a folder to the bind policy, which only an admin who confirms passes.
  */
-export function composePowers(composeText: string, env: Record<string, string> = {}, sockets: readonly string[] = ENGINE_SOCKETS): PowerUse[] {
+export function composePowers(
+  composeText: string,
+  env: Record<string, string> = {},
+  sockets: readonly string[] = ENGINE_SOCKETS,
+  opts: { holders?: boolean } = {},
+): PowerUse[] {
   const doc = parseComposeStrict(composeText);
   const spoof = ownerLabels(doc)[0];
   if (spoof) {
@@ -164,7 +172,7 @@ export function composePowers(composeText: string, env: Record<string, string> =
   }
   const services = doc.services as Obj;
   const all = [...new Set([...ENGINE_SOCKETS, ...sockets].map(normalisePath))];
-  return Object.entries(services).flatMap(([name, svc]) => (isObj(svc) ? servicePowers(name, svc, env, all) : []));
+  return Object.entries(services).flatMap(([name, svc]) => (isObj(svc) ? servicePowers(name, svc, env, all, opts.holders === true) : []));
 }
 
 /** One power as a seal keeps it: `service:power:value`. */

@@ -77,10 +77,16 @@ test("binds: below a path field, the app folder or a named volume; the host's ow
     '      - "/:/host:ro"\n',
     '      - "/etc/passwd:/etc/passwd:ro"\n',
     '      - "/dev/net/tun:/dev/net/tun"\n',
+    '      - "/var/run:/var/run:ro"\n',
+    '      - "/run/dbus:/run/dbus"\n',
   ]) {
     assert.deepEqual(lint({ fields: [port, data] }, withVolumes(power)), ['warning:host-power'], power);
   }
   assert.deepEqual(lint({ fields: [port] }, `${web}    devices: ["/dev/kvm:/dev/kvm"]\n`), ['warning:host-power']);
+  // `/` writable holds Kade's own files: no install allows it, whoever confirms (bind-structure.ts).
+  for (const root of ['      - "/:/host"\n', '      - type: bind\n        source: /\n        target: /host\n']) {
+    assert.deepEqual(lint({ fields: [port, data] }, withVolumes(root)), ['error:bind-source'], root);
+  }
   for (const bad of ['      - "/srv/media:/media"\n', '      - "../other:/o"\n', '      - "/srv/{{appdata_dir}}:/x"\n']) {
     assert.ok(lint({ fields: [port, data] }, withVolumes(bad)).includes('error:bind-source'), bad);
   }

@@ -88,8 +88,11 @@ function fieldRules(app: string, t: TemplateFileT, u: Usage, add: (f: Omit<LintF
 /** What /api/devices offers (serial ports, video devices, GPU render nodes), by kernel name or stable by-id link. */
 const OFFERED_DEVICE = /^\/dev\/(tty(USB|ACM)\d+|video\d+|dri(\/[^/]+)?|serial\/by-id\/[^/]+|v4l\/by-id\/[^/]+)$/;
 
-/** The host's own places: a bind of one is a power over the host, meant as such (the engine socket, `/` read-only). */
-const HOST_PLACES = ['/etc', '/proc', '/sys', '/boot', '/dev', '/run/docker.sock', '/var/run/docker.sock'];
+/**
+ * The host's own places: a bind of one is a power over the host, meant as such (the engine socket and the folders that
+ * hold it, /run and /var/run; `/` read-only).
+ */
+const HOST_PLACES = ['/etc', '/proc', '/sys', '/boot', '/dev', '/run', '/var/run'];
 const TIME_FILES = new Set(['/etc/localtime', '/etc/timezone']);
 
 /** A power over the host, said as a warning: only an admin installs such an app, confirming each power in the review. */
@@ -98,6 +101,14 @@ function hostPower(s: { where: string; path: string; kind: string; readOnly?: bo
   if (s.kind === 'bind' && s.readOnly && TIME_FILES.has(p)) return 'fine';
   const place = s.kind === 'device' || p === '/' || HOST_PLACES.some((h) => p === h || p.startsWith(`${h}/`));
   if (!place) return null;
+  // `/` holds Kade's own files: no install lets a container change them (bind-structure.ts), whoever confirms.
+  if (s.kind === 'bind' && p === '/' && !s.readOnly) {
+    return {
+      level: 'error',
+      rule: 'bind-source',
+      message: `${s.where} binds '/' writable: it holds Kade's own files, so no install can allow it; bind it read-only (:ro)`,
+    };
+  }
   const what = s.kind === 'device' ? `gives the device '${s.path}'` : `binds '${s.path}'`;
   return { level: 'warning', rule: 'host-power', message: `${s.where} ${what}: a power over the host, so only an admin can install the app` };
 }
