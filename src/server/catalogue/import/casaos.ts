@@ -191,11 +191,11 @@ function convert(doc: Obj, c: CasaosVars, docs: Map<string, ServiceDocs>) {
   const serviceCount = isObj(doc.services) ? Object.keys(doc.services).length : 0;
   return convertCompose(doc, {
     vars,
-    bindSource(source) {
+    bindSource(source, readOnly) {
       const m = APPDATA.exec(source);
       if (m) return [{ field: 'appdata_dir' }, ...vars.parts(source.slice(m[0].length))];
       if (/^\/DATA(\/|$)/.test(source) && !source.includes('$')) return sharedFolder(c, source);
-      return otherHostPath(source, vars);
+      return otherHostPath(source, vars, readOnly);
     },
     dropLabel: () => false,
     dropNetwork: () => false,

@@ -5,8 +5,8 @@
  */
 import type { TemplateFieldT } from '../../../shared/template.ts';
 import { composeKeys, dependsOn, linksList, withHostGateway } from './cosmos-keys.ts';
-import { type PortSpec, parsePort, portItem } from './portainer-common.ts';
-import { type Entry, type Item, isCondEntry, isCondItem, lit, map, type Node, seq, text } from './portainer-emit.ts';
+import { type PortSpec, parsePort, portItem, readOnlyFlag, readOnlyMode } from './portainer-common.ts';
+import { type Entry, type Item, isCondEntry, isCondItem, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import { dataParts } from './portainer-fields.ts';
 
 export interface CosmosMapper {
@@ -92,7 +92,23 @@ class ServiceMapper {
     }
   }
 
+  /** A host path of the source onto the data folder (the host's own places as they are), or null for the time files. */
+  private hostParts(source: string, readOnly: boolean): Part[] | null {
+    const parts = dataParts(source, this.m.notes, readOnly);
+    if (!parts) this.m.notes.add(`${source} dropped: Kade sets TZ`);
+    return parts;
+  }
+
+  /** The short syntax `/host:/target[:mode]` with a literal host path (text already escaped, `$$`), as the long syntax is mapped. */
+  private shortVolume(v: string): Item[] {
+    const [source = '', ...rest] = v.split(':');
+    if (!source.startsWith('/') || rest.length === 0) return [lit(v)];
+    const parts = this.hostParts(source, readOnlyMode(rest[1]));
+    return parts ? [text([...parts, { lit: `:${rest.join(':')}` }])] : [];
+  }
+
   private volume(v: Node): Item[] {
+    if (v.k === 'scalar' && typeof v.v === 'string') return this.shortVolume(v.v);
     if (v.k !== 'map') return [v];
     v.entries = eachEntry(v.entries, (e) => [{ key: e.key.toLowerCase() === 'readonly' ? 'read_only' : e.key.toLowerCase(), value: e.value }]);
     const type = str(plainEntry(v, 'type')?.value) ?? 'volume';
@@ -102,11 +118,9 @@ class ServiceMapper {
     if (field && field !== 'appdata_dir' && type === 'bind') this.m.retype(field, 'path');
     if (!source || s === undefined) return [v];
     if (type === 'bind' || s.startsWith('/')) {
-      const parts = dataParts(s, this.m.notes);
-      if (!parts) {
-        this.m.notes.add(`${s} dropped: Kade sets TZ`);
-        return [];
-      }
+      const ro = plainEntry(v, 'read_only')?.value;
+      const parts = this.hostParts(s, readOnlyFlag(ro?.k === 'scalar' ? ro.v : undefined));
+      if (!parts) return [];
       source.value = text(parts);
     } else if (type === 'volume' && s) this.volumes.add(s.replace(/\$\$/g, '$'));
     return [v];

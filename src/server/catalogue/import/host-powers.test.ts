@@ -58,7 +58,12 @@ test('Runtipi: the engine socket and the host root stay as they are, named as po
     'host_path / ro',
     'host_path /etc/passwd ro',
   ]);
-  assert.ok(byId('glances-tipi').notes.includes('binds the host path / as it is: a power over the host, for an admin to allow at install'));
+  assert.ok(
+    byId('glances-tipi').notes.includes(
+      'binds the host path / as it is, which holds the engine socket: full control of every container on this host, for an admin to allow at install',
+    ),
+  );
+  assert.ok(byId('glances-tipi').notes.includes('binds the host path /etc/passwd as it is: a power over the host, for an admin to allow at install'));
 });
 
 test('CasaOS: the long syntax keeps its read-only flag; a device bound as a volume is a host path', () => {
@@ -70,7 +75,8 @@ test('CasaOS: the long syntax keeps its read-only flag; a device bound as a volu
 
 test('Portainer: containers and a stack file keep the socket, the host root and the device; privileged stays for the policy', () => {
   assert.deepEqual(powersOf('uptime-kuma'), ['engine_socket /var/run/docker.sock']);
-  assert.deepEqual(powersOf('dashdot'), ['privileged true', 'host_path / ro']);
+  // `/`, even read-only, holds the engine socket (a socket answers through a read-only bind).
+  assert.deepEqual(powersOf('dashdot'), ['privileged true', 'engine_socket /var/run/docker.sock', 'host_path / ro']);
   assert.deepEqual(powersOf('dozzle-stack'), ['devices /dev/net/tun', 'engine_socket /var/run/docker.sock']);
   assert.ok(byId('uptime-kuma').notes.some((n) => n.startsWith('binds the engine socket /var/run/docker.sock')));
 });

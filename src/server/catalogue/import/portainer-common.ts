@@ -4,6 +4,7 @@
  */
 
 import { ZodError } from 'zod';
+import { normalisePath } from '../../../shared/paths.ts';
 import { hasPlaceholder } from '../../../shared/placeholders.ts';
 import { type TemplateFieldT, TemplateFile, type TemplateFileT } from '../../../shared/template.ts';
 import { AppError, errorMessage } from '../../core/errors.ts';
@@ -115,20 +116,32 @@ export const APPDATA_FIELD: TemplateFieldT = {
 };
 
 const ENGINE_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
-const HOST_ONLY = ['/etc', '/proc', '/sys', '/boot', '/dev', '/'];
+/** The host's own places, kept as they are: `/run` and `/var/run` hold the engine socket and the host's other sockets. */
+const HOST_ONLY = ['/etc', '/proc', '/sys', '/boot', '/dev', '/run', '/var/run', '/'];
 /** Host files Kade replaces itself: it sets TZ in every service. */
 const TIME_FILES = new Set(['/etc/localtime', '/etc/timezone']);
 
 const inside = (p: string, dir: string) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
 
+/** Why an app that binds the host's root writable is not imported: no install can allow it. */
+export const WRITABLE_ROOT = "binds the host path / writable, which holds Kade's own files that no app may change";
+
+/** Whether a short-syntax volume's mode (`ro`, `ro,z`) makes the bind read-only. */
+export const readOnlyMode = (mode: string | undefined): boolean => (mode ?? '').split(',').some((m) => m.trim() === 'ro');
+/** Whether a long-syntax volume's `read_only` (or Cosmos's `ReadOnly`) makes the bind read-only. */
+export const readOnlyFlag = (v: unknown): boolean => v === true || String(v).trim().toLowerCase() === 'true';
+
 /**
  * Where a host path of the source goes: below the app's data folder, `drop` for the time files Kade sets through
- * TZ, or `host` as it is for the host's own places (the engine socket, `/`, /etc, /proc, /sys, /boot, /dev): a power
- * over the host, which the compose and bind policies give only to an admin who allows it at install.
+ * TZ, or `host` as it is for the host's own places (the engine socket, `/`, /etc, /proc, /sys, /boot, /dev, /run and
+ * /var/run, which hold the socket): a power over the host, which the compose and bind policies give only to an admin
+ * who allows it at install. `readOnly` is the bind's mode (unknown for a field's start value): `/` bound writable is
+ * refused, since it holds Kade's own files, which no install allows a container to change (bind-structure.ts).
  */
-export function hostPath(raw: string): { sub: string } | { host: string } | 'drop' {
-  const p = raw.replace(/\/+$/, '') || '/';
+export function hostPath(raw: string, readOnly?: boolean): { sub: string } | { host: string } | 'drop' {
+  const p = normalisePath(raw) || '/';
   if (TIME_FILES.has(p)) return 'drop';
+  if (p === '/' && readOnly === false) throw refuse(WRITABLE_ROOT);
   if (ENGINE_SOCKETS.includes(p)) return { host: p };
   for (const d of HOST_ONLY) {
     if (d === '/' ? p === '/' : inside(p, d)) return { host: p };
@@ -136,11 +149,13 @@ export function hostPath(raw: string): { sub: string } | { host: string } | 'dro
   return { sub: subPath(p) };
 }
 
-/** What the import report notes for a host path kept as it is. */
+/** What the import report notes for a host path kept as it is; a folder that holds the engine socket hands it over too. */
 export const hostPowerNote = (p: string): string =>
   ENGINE_SOCKETS.includes(p)
     ? `binds the engine socket ${p}: full control of every container on this host, for an admin to allow at install`
-    : `binds the host path ${p} as it is: a power over the host, for an admin to allow at install`;
+    : ENGINE_SOCKETS.some((s) => inside(s, p))
+      ? `binds the host path ${p} as it is, which holds the engine socket: full control of every container on this host, for an admin to allow at install`
+      : `binds the host path ${p} as it is: a power over the host, for an admin to allow at install`;
 
 /** A path field's start value for a host path of the source: in the app's data folder, or the host's own place as it is. */
 export function hostDefault(raw: string): string | undefined {

@@ -100,7 +100,7 @@ function volumes(t: Obj, b: ContainerBuild): Item[] {
       b.named.add(bind);
       return [s(`${bind}${tail}`)];
     }
-    const parts = bind ? dataParts(bind, b.notes) : appdataParts(subPath(v.container));
+    const parts = bind ? dataParts(bind, b.notes, v.readonly === true) : appdataParts(subPath(v.container));
     if (!parts) {
       b.notes.add(`${bind} dropped: Kade sets TZ`);
       return [];

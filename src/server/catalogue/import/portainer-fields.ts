@@ -150,9 +150,12 @@ export function stackParts(s: string, vars: VarFields): Part[] {
 /** The variable a string starts with (`${DATA}/x`, `$PORT`), for telling what it is used as. */
 export const leadingVar = (s: string): string | null => /^\$\{?([A-Za-z_][A-Za-z0-9_]*)/.exec(s)?.[1] ?? null;
 
-/** The data-folder parts for a host folder of the source (the host's own places as they are, noted), or null when it is dropped (the time files). */
-export function dataParts(source: string, notes: Set<string>): Part[] | null {
-  const at = hostPath(source);
+/**
+ * The data-folder parts for a host folder of the source bound with that mode (the host's own places as they are,
+ * noted), or null when it is dropped (the time files).
+ */
+export function dataParts(source: string, notes: Set<string>, readOnly: boolean): Part[] | null {
+  const at = hostPath(source, readOnly);
   if (at === 'drop') return null;
   if ('sub' in at) return appdataParts(at.sub);
   notes.add(hostPowerNote(at.host));

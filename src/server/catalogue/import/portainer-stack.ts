@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { appdataParts, OWNER_LABEL, parsePort, refuse, subPath } from './portainer-common.ts';
+import { appdataParts, OWNER_LABEL, parsePort, readOnlyFlag, readOnlyMode, refuse, subPath } from './portainer-common.ts';
 import { type Entry, fromPlain, type Item, lit, map, type Node, type Part, seq, text } from './portainer-emit.ts';
 import { dataParts, leadingVar, stackParts, type VarFields, type VarKind } from './portainer-fields.ts';
 
@@ -82,7 +82,7 @@ function checkTop(doc: Obj, swarm: boolean, notes: Set<string>): void {
 }
 
 /** Host paths of a service's volumes onto the data folder; a file of the repo cannot be bound (Kade does not copy it). */
-function bindSource(source: string, stackDir: string, notes: Set<string>): Part[] | null | 'keep' {
+function bindSource(source: string, readOnly: boolean, stackDir: string, notes: Set<string>): Part[] | null | 'keep' {
   if (source.startsWith('$')) return 'keep';
   if (source.startsWith('.') || source.startsWith('~')) {
     const local = join(stackDir, source.replace(/^~\/?/, ''));
@@ -93,7 +93,7 @@ function bindSource(source: string, stackDir: string, notes: Set<string>): Part[
     return appdataParts(subPath(source));
   }
   if (source.startsWith('/')) {
-    const parts = dataParts(source, notes);
+    const parts = dataParts(source, notes, readOnly);
     if (!parts) notes.add(`${source} dropped: Kade sets TZ`);
     return parts;
   }
@@ -150,13 +150,13 @@ function convertVolume(v: unknown, ctx: StackContext, str: (s: string) => Node):
   if (typeof v === 'string') {
     const parts = splitVolume(v);
     if (parts.length < 2) return str(v);
-    const src = bindSource(parts[0] as string, ctx.stackDir, ctx.notes);
+    const src = bindSource(parts[0] as string, readOnlyMode(parts[2]), ctx.stackDir, ctx.notes);
     if (src === null) return null;
     if (src === 'keep') return str(v);
     return text([...src, ...parts.slice(1).flatMap((p): Part[] => [{ lit: ':' }, ...(stackParts(p, ctx.vars) as Part[])])]);
   }
   if (isObj(v) && typeof v.source === 'string' && (v.type === 'bind' || v.source.startsWith('/') || v.source.startsWith('.'))) {
-    const src = bindSource(v.source, ctx.stackDir, ctx.notes);
+    const src = bindSource(v.source, readOnlyFlag(v.read_only), ctx.stackDir, ctx.notes);
     if (src === null) return null;
     const node = fromPlain(v, str);
     if (src !== 'keep' && node.k === 'map') {

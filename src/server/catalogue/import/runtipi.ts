@@ -285,7 +285,7 @@ export function importRuntipi(dir: string, folder: string): ImportedApp {
 
   const tree = convertCompose(compose, {
     vars,
-    bindSource: (source) => otherHostPath(source, vars),
+    bindSource: (source, readOnly) => otherHostPath(source, vars, readOnly),
     dropLabel: (k) => /^(traefik\.|runtipi\.)/.test(k),
     dropNetwork: (n) => n === 'tipi_main_network',
     dropServiceKey: (k) => k === 'x-runtipi',

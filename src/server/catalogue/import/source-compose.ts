@@ -15,6 +15,8 @@ import {
   looksSecret,
   parsePort,
   portItem,
+  readOnlyFlag,
+  readOnlyMode,
   refuse,
   secretField,
   textField,
@@ -134,8 +136,8 @@ export function plain(v: unknown, vars: Vars): Node {
 
 export interface ComposeRules {
   vars: Vars;
-  /** Where a bind source goes: parts of the new source, 'drop' for a mount Kade provides itself. */
-  bindSource(source: string): Part[] | 'drop';
+  /** Where a bind source goes (`readOnly`: the bind's mode): parts of the new source, 'drop' for a mount Kade provides itself. */
+  bindSource(source: string, readOnly: boolean): Part[] | 'drop';
   /** Labels of the store's own proxy and manager, dropped. */
   dropLabel(key: string): boolean;
   /** Networks of the store itself, dropped from services and the top level. */
@@ -153,12 +155,12 @@ function volumeItem(v: unknown, rules: ComposeRules): Item | null {
     const i = v.indexOf(':');
     const source = i < 0 ? '' : v.slice(0, i);
     if (i < 0 || !isBindSource(source)) return rules.vars.node(v);
-    const to = rules.bindSource(source);
+    const to = rules.bindSource(source, readOnlyMode(v.slice(i + 1).split(':')[1]));
     if (to === 'drop') return null;
     return text([...to, ...rules.vars.parts(v.slice(i))]);
   }
   if (isObj(v) && v.type === 'bind' && typeof v.source === 'string') {
-    const to = rules.bindSource(v.source);
+    const to = rules.bindSource(v.source, readOnlyFlag(v.read_only));
     if (to === 'drop') return null;
     const entries: Entry[] = Object.entries(v).map(([key, value]) => ({
       key,
@@ -399,9 +401,9 @@ export function convertCompose(doc: Obj, rules: ComposeRules): Extract<Node, { k
 }
 
 /** A bind source outside the store's data folder: below the app's data folder, or as it is for the host's own places (engine socket, /etc…). */
-export function otherHostPath(source: string, vars: Vars): Part[] | 'drop' {
+export function otherHostPath(source: string, vars: Vars, readOnly: boolean): Part[] | 'drop' {
   if (source.includes('$')) return vars.parts(source);
-  const to = hostPath(source);
+  const to = hostPath(source, readOnly);
   if (to === 'drop') {
     vars.notes.add('host time files dropped (Kade sets TZ)');
     return 'drop';
