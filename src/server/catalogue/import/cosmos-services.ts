@@ -17,6 +17,8 @@ export interface CosmosMapper {
   connects: ReadonlySet<string>;
   /** A form field used as a bind source or a published host port gets that type. */
   retype: (fieldId: string, type: 'path' | 'port') => void;
+  /** The app's data folder field (`appdata_dir`, Cosmos's `{DefaultDataPath}`), declared once a host path lands in it. */
+  dataFolder: () => void;
 }
 
 /** The field a value starts with (`{{data_path}}/x`, `{{web_port}}:80`). */
@@ -96,6 +98,7 @@ class ServiceMapper {
   private hostParts(source: string, readOnly: boolean): Part[] | null {
     const parts = dataParts(source, this.m.notes, readOnly);
     if (!parts) this.m.notes.add(`${source} dropped: Kade sets TZ`);
+    else if (parts.some((p) => 'field' in p && p.field === 'appdata_dir')) this.m.dataFolder();
     return parts;
   }
 

@@ -80,6 +80,10 @@ class Converter implements CosmosMapper {
     return null;
   }
 
+  dataFolder(): void {
+    this.fieldOfVar('DefaultDataPath');
+  }
+
   retype(fieldId: string, type: 'path' | 'port'): void {
     for (const f of this.form.values()) {
       if (f.id !== fieldId || f.type !== 'text') continue;

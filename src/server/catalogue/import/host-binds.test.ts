@@ -1,9 +1,10 @@
 // Issue #26, class 1, the host paths the importers keep as they are, per format (fixtures test/fixtures/import/
-// <format>/host-binds and cosmos/{rootfs-rw,run-folder}):
+// <format>/host-binds and cosmos/{rootfs-rw,run-folder,literal-path}):
 //  - `/` bound writable holds Kade's own files, which no install lets a container change (bind-structure.ts): the
 //    app is not imported, and the report, the store and `templates:check` say so alike; `/` read-only is a power.
 //  - `/var/run` and `/run` hold the engine socket: kept as they are (never moved below the data folder, which took the
 //    socket away), and named as the engine socket's power.
+//  - a literal Cosmos host folder (`/cosmos/x`) lands below the app's data folder, whose field the app declares.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,8 +53,8 @@ test("an app that binds / writable is not imported, in every format, with the re
   );
   assert.equal(reasonOf(cosmos.refused, 'rootfs-rw'), WRITABLE_ROOT);
   assert.deepEqual(
-    all.map((a) => a.id).filter((id) => /files|root|cadvisor|run-/.test(id)),
-    ['cadvisor-tipi', 'cadvisor-casa', 'cadvisor', 'run-stack', 'run-folder'],
+    all.map((a) => a.id).filter((id) => /files|root|cadvisor|run-|literal/.test(id)),
+    ['cadvisor-tipi', 'cadvisor-casa', 'cadvisor', 'run-stack', 'literal-path', 'run-folder'],
   );
 });
 
@@ -118,8 +119,18 @@ test('/var/run and /run are kept as they are in Portainer containers and stacks 
   assert.deepEqual(powersOf('run-folder'), ['engine_socket /var/run/docker.sock', 'host_path /var/run ro', 'host_path /run/dbus ro']);
 });
 
+test('Cosmos: a literal host folder lands below the data folder, and the app declares that field and renders', () => {
+  const app = byId('literal-path');
+  assert.ok(
+    app.template.fields.some((f) => f.id === 'appdata_dir' && f.type === 'path'),
+    JSON.stringify(app.template.fields),
+  );
+  assert.deepEqual(binds('literal-path', 'literal-path'), ['/srv/kade-data/literal-path/cosmos/x:/data', '/srv/kade-data/literal-path/srv/media:/media:ro']);
+  assert.deepEqual(powersOf('literal-path'), []);
+});
+
 test('each app kept renders into a compose file the compose CLI accepts', async () => {
-  for (const id of ['cadvisor-tipi', 'cadvisor-casa', 'cadvisor', 'run-stack', 'run-folder']) {
+  for (const id of ['cadvisor-tipi', 'cadvisor-casa', 'cadvisor', 'run-stack', 'run-folder', 'literal-path']) {
     assert.equal(await composeProblem(renderDefaults(byId(id)), `kadetest-${id}`), null, id);
   }
 });
