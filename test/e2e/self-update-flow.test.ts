@@ -60,7 +60,7 @@ const problems: string[] = [];
 before(async () => {
   await requireEngine();
   await cleanupLabelled();
-  kade = await startSelfUpdateKade({ project: 'kadetest-selfupdate-web', tags: ['v0.1.00', 'v0.1.01'], healthSeconds: 15 });
+  kade = await startSelfUpdateKade({ project: 'kadetest-selfupdate-web', tags: ['v0.1.00', 'v0.1.01'], healthSeconds: 45 });
   const api = new ApiClient(kade.url);
   await api.loginAs('admin', PW);
   assert.equal((await api.post('/api/wizard/complete')).status, 200);

@@ -18,7 +18,7 @@ const api = () => new ApiClient(kade.url);
 before(async () => {
   await requireEngine();
   await cleanupLabelled();
-  kade = await startSelfUpdateKade({ project: 'kadetest-selfupdate', tags: ['v0.1.00', 'v0.1.01'], healthSeconds: 20 });
+  kade = await startSelfUpdateKade({ project: 'kadetest-selfupdate', tags: ['v0.1.00', 'v0.1.01'], healthSeconds: 60 });
 });
 
 after(async () => {
