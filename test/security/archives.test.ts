@@ -25,9 +25,10 @@ import { type ArchiveLimits, DEFAULT_LIMITS, extractArchive, MANIFEST_NAME, veri
 import { isAppError } from '../../src/server/core/errors.ts';
 
 // A backup archive is hostile input at restore: a downloaded file put back, a disk that rots, someone with
-// write access to BACKUP_DIR. Every archive here is built by the test and every one must be refused before
-// anything is written: `archive_refused` naming the entry and the reason, the target folder never created,
-// nothing outside it touched, and verification failing too (a restore is refused on that alone).
+// write access to BACKUP_DIR. Every archive here is built by the test and every one must be refused with
+// nothing kept: `archive_refused` naming the entry and the reason, the target folder gone (extraction writes
+// into it while it judges, and removes it on a refusal), nothing outside it touched, and verification failing
+// too (a restore is refused on that alone).
 const work = mkdtempSync(join(tmpdir(), 'kade-archsec-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 let seq = 0;
@@ -106,10 +107,10 @@ async function refused(file: string, entry: string, reason: RegExp, limits: Arch
     assert.equal(e.code, 'archive_refused');
     assert.equal(e.params.entry, entry, e.message);
     assert.match(String(e.params.reason), reason, e.message);
-    assert.match(e.message, /nothing was written/);
+    assert.match(e.message, /nothing of it was kept/);
     return true;
   });
-  assert.equal(existsSync(target), false, 'the target folder was created');
+  assert.equal(existsSync(target), false, 'the target folder is left');
   assert.deepEqual(before(), others, 'something was written beside the target');
   assert.equal((await verifyArchive(file, limits)).ok, false, 'verification passed a hostile archive');
 }

@@ -1,6 +1,6 @@
 /**
- * Restore of a backup (SPEC flows: restore): judged as the acting user first (restore-judge.ts); verified; extracted into a new folder (hostile entries refused
- * with nothing written); the app stopped, its folder (swapped by the stack store) and data moved aside, the archive's
+ * Restore of a backup (SPEC flows: restore): judged as the acting user first (restore-judge.ts); verified while it is
+ * extracted into a new folder, in one read of the archive (hostile entries refused with nothing kept); the app stopped, its folder (swapped by the stack store) and data moved aside, the archive's
  * moved in, started, the dumps loaded. Any failure, or a crash (at the next start, restoreResolver), puts the
  * moved-aside state back.
  */
@@ -80,24 +80,36 @@ function planRestore(d: BackupsDeps, stack: string): { plan: RestorePlan; swap: 
   return { plan, swap };
 }
 
-/** The archive verified (noted in the backup's metadata), or the restore refused. */
-async function verifyArchive(d: BackupsDeps, r: RestoreLookup, id: string, archive: string, ctx: JobContext): Promise<void> {
-  const check = await d.archive.verify(archive);
-  r.annotate(id, { verified: check.ok, verified_at: d.clock().toISOString() });
-  if (!check.ok) throw new AppError('validation', `backup ${id} failed verification, so it is not restored: ${check.problems.join('; ')}`, { params: { id } });
-  ctx.log(`backup ${id} verified`);
-}
-
-/** The archive extracted into the staging folder, whose compose file and `.env` must be the bytes judged. */
-async function stageArchive(d: BackupsDeps, archive: string, staging: string, judged: JudgedFiles, ctx: JobContext): Promise<void> {
-  await d.archive.extract(archive, staging);
+/**
+ * The archive extracted into the staging folder in one pass that also verifies it (noted in the backup's
+ * metadata; a refusal stops the restore with nothing kept), and its compose file and `.env` the bytes judged.
+ */
+async function stageArchive(
+  d: BackupsDeps,
+  r: RestoreLookup,
+  b: { id: string; archive: string; judged: JudgedFiles },
+  staging: string,
+  ctx: JobContext,
+): Promise<void> {
   try {
-    checkStaged(join(staging, 'stack'), judged);
+    await d.archive.extract(b.archive, staging);
+  } catch (err) {
+    if (!isAppError(err) || err.code !== 'archive_refused') throw err;
+    r.annotate(b.id, { verified: false, verified_at: d.clock().toISOString() });
+    const { entry, reason } = err.params as { entry?: string; reason?: string };
+    throw new AppError('validation', `backup ${b.id} failed verification, so it is not restored: ${entry ? `${entry}: ` : ''}${reason ?? err.message}`, {
+      params: { id: b.id },
+      cause: err,
+    });
+  }
+  r.annotate(b.id, { verified: true, verified_at: d.clock().toISOString() });
+  try {
+    checkStaged(join(staging, 'stack'), b.judged);
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
   }
-  ctx.log('archive extracted into a staging folder; its compose file and .env are the ones judged');
+  ctx.log(`backup ${b.id} verified and extracted into a staging folder; its compose file and .env are the ones judged`);
   ctx.progress(0.2);
 }
 
@@ -155,11 +167,10 @@ async function restoreJob(
   ctx: JobContext,
 ): Promise<void> {
   const { actor, id, stack } = job;
-  await verifyArchive(d, r, id, job.archive, ctx);
   const { plan, swap } = planRestore(d, stack);
   // Recorded before the first move: after a crash the resolver puts exactly these folders back (restoreResolver).
   ctx.record({ restore: JSON.stringify(plan), phase: 'extract' });
-  await stageArchive(d, job.archive, plan.staging, job.judged, ctx);
+  await stageArchive(d, r, job, plan.staging, ctx);
   try {
     await moveIn(d, plan, swap, job.oldProject, ctx, actor);
     await loadDumps(d, plan, ctx);
@@ -176,8 +187,8 @@ async function restoreJob(
 
 /**
  * Restore: the archive's compose file and `.env` judged as `actor` installing them would be (a refusal answers the
- * request, no job starts); then verified; extracted into a new folder (hostile entries refused with nothing
- * written); the app stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded.
+ * request, no job starts); then verified while it is extracted into a new folder (hostile entries refused with
+ * nothing kept); the app stopped, its folder and data moved aside, the archive's moved in, started, the dumps loaded.
  * Any failure puts the moved-aside state back and starts it again. `confirm` is an admin's `confirm_outside_paths`.
  */
 async function restore(d: BackupsDeps, r: RestoreLookup, actor: Actor, id: string, confirm?: readonly string[]): Promise<JobT> {
