@@ -23,7 +23,7 @@ import {
   type ManifestEntry,
   resolveInBranch,
 } from './archive-format.ts';
-import { type Compression, compressInto, waitDrain } from './archive-stream.ts';
+import { type Compression, compressInto, STAGE_BYTES, waitDrain } from './archive-stream.ts';
 
 export interface DumpSource {
   /** The file name under `dumps/` (letters, digits, `.`, `_`, `-`). */
@@ -48,6 +48,8 @@ export interface WriteOptions {
 
 const DUMP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ZEROS = Buffer.alloc(64 * 1024);
+/** Files are read 1 MiB at a time: fewer, larger chunks through hashing, tar and the compressor. */
+const READ_CHUNK = 1024 * 1024;
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException | null)?.code ?? (e instanceof Error ? e.message : String(e));
 
 /** The writable side of a tar entry as tar-stream gives it (a streamx stream). */
@@ -174,7 +176,7 @@ async function addFile(s: State, path: string, abs: string): Promise<void> {
   const mode = modeOf(s, path, st);
   const { sink, done } = openEntry(s.pack, { name: path, type: 'file', mode, uid: st.uid, gid: st.gid, mtime: st.mtime, size });
   // The read stream closes the handle itself (a handle with a stream on it cannot be closed apart).
-  const chunks = size > 0 ? fh.createReadStream({ start: 0, end: size - 1 }) : null;
+  const chunks = size > 0 ? fh.createReadStream({ start: 0, end: size - 1, highWaterMark: READ_CHUNK }) : null;
   try {
     const { sha256, short } = await streamInto(sink, chunks, size);
     await done;
@@ -231,13 +233,17 @@ async function addTree(s: State, branch: string, root: string): Promise<{ uid: n
   return { uid: top.uid, gid: top.gid };
 }
 
-async function addDump(s: State, dump: DumpSource, spoolDir: string, spools: string[]): Promise<void> {
-  // A tar header needs the size first: the dump goes to a 0600 spool file beside the archive, then in.
-  const spool = join(spoolDir, `.dump-${randomBytes(6).toString('hex')}.tmp`);
-  spools.push(spool);
-  await pipeline(await dump.stream(), createWriteStream(spool, { flags: 'wx', mode: 0o600 }));
-  await addFile(s, `dumps/${dump.name}`, spool);
-  rmSync(spool, { force: true });
+/**
+ * The dumps spooled one after another into 0600 files beside the archive (a tar header needs the size first),
+ * started at once so the database writes its dump while the folders are archived. Their paths go into
+ * `spools` as they are made, for the clean-up; `signal` stops a dump still being read.
+ */
+async function spoolDumps(dumps: DumpSource[], dir: string, spools: string[], signal: AbortSignal): Promise<void> {
+  for (const dump of dumps) {
+    const spool = join(dir, `.dump-${randomBytes(6).toString('hex')}.tmp`);
+    spools.push(spool);
+    await pipeline(await dump.stream(), createWriteStream(spool, { flags: 'wx', mode: 0o600, highWaterMark: STAGE_BYTES }), { signal });
+  }
 }
 
 function checkDumps(dumps: DumpSource[]): void {
@@ -275,11 +281,16 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
   }
   const tmp = join(dir, `.${basename(o.dest)}.${randomBytes(6).toString('hex')}.tmp`);
   const spools: string[] = [];
-  const pack = tarPack();
-  const source = Readable.from(pack);
+  // A few MiB may wait between the tar side and the compressor, so each keeps busy while the other works.
+  const pack = tarPack({ highWaterMark: STAGE_BYTES });
+  const source = Readable.from(pack, { objectMode: false, highWaterMark: STAGE_BYTES });
   const written = compressInto(compression, source, tmp);
   written.catch((e: unknown) => pack.destroy(e instanceof Error ? e : new Error(String(e))));
   const s: State = { pack, entries: [], skipped: [], stripped: [], onSkip: o.onSkip ?? (() => undefined), limits: o.limits ?? DEFAULT_LIMITS, bytes: 0 };
+  const stopDumps = new AbortController();
+  const spooled = spoolDumps(dumps, dir, spools, stopDumps.signal);
+  // Awaited once the folders are in; a failure before then is that error, not this one.
+  spooled.catch(() => undefined);
   let linked = false;
   try {
     const owners: Manifest['owners'] = { stack: await addTree(s, 'stack', o.branches.stack) };
@@ -291,7 +302,12 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
       sink.end(undefined);
       await done;
       s.entries.push({ path: 'dumps', type: 'directory', size: 0, mode: 0o700, ...me, sha256: null });
-      for (const d of dumps) await addDump(s, d, dir, spools);
+      await spooled;
+      for (const [i, d] of dumps.entries()) {
+        const spool = spools[i] as string;
+        await addFile(s, `dumps/${d.name}`, spool);
+        rmSync(spool, { force: true });
+      }
     }
     const manifest: Manifest = {
       format: FORMAT,
@@ -319,6 +335,8 @@ export async function writeArchive(o: WriteOptions): Promise<Manifest> {
     syncDir(dir);
     return manifest;
   } catch (e) {
+    stopDumps.abort();
+    await spooled.catch(() => undefined);
     pack.destroy();
     source.destroy();
     // The file must be closed before it is removed, or a late open would leave it behind.
