@@ -8,6 +8,8 @@ import { dumpDatabase, findDatabases, loadDump, waitUntilAnswers, waitUntilDumpa
 const ANSWER_TIMEOUT_MS = 180_000;
 /** A database about to be dumped gets this long to answer once (one just started may still be setting itself up). */
 const DUMPABLE_TIMEOUT_MS = 60_000;
+/** How often a restored database is asked: its two answers in a row then take a quarter second, not a second. */
+const ANSWER_INTERVAL_MS = 250;
 
 /** The backups' view of the apps: the stacks' port (stacks/stacks-core.ts) and each app's databases on the engine. */
 export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks {
@@ -35,7 +37,7 @@ export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks
             return dumpDatabase(engine, id ?? '', spec);
           },
           async load(stream) {
-            await waitUntilAnswers(engine, id ?? '', spec, { timeoutMs: ANSWER_TIMEOUT_MS });
+            await waitUntilAnswers(engine, id ?? '', spec, { timeoutMs: ANSWER_TIMEOUT_MS, intervalMs: ANSWER_INTERVAL_MS });
             await loadDump(engine, id ?? '', spec, stream);
           },
         };
