@@ -1,6 +1,8 @@
-// Backup and restore of a big app (issue #14): time, archive size, throughput and Kade's peak memory
-// for an app with --data-mb of app data and a --db-mb PostgreSQL database. Prints figures, asserts nothing.
-//   npx tsx bench/backup.ts [--data-mb 1024] [--db-mb 200]
+// Backup, verify and restore of a big app (issues #14, #27): time, archive size, throughput and Kade's peak
+// memory for an app with --data-mb of app data and a --db-mb PostgreSQL database, per compressor, beside the
+// raw pipeline on the same data (tar, pg_dumpall, the compressor, sha256sum) and the ratio. Prints figures,
+// asserts nothing.
+//   npx tsx bench/backup.ts [--data-mb 1024] [--db-mb 200] [--compression gzip,zstd]
 import { execFile } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -18,12 +20,18 @@ const { values: args } = parseArgs({
   options: {
     'data-mb': { type: 'string', default: '1024' },
     'db-mb': { type: 'string', default: '200' },
+    compression: { type: 'string', default: 'gzip,zstd' },
   },
 });
+const COMPRESSIONS = (args.compression ?? '').split(',').filter(Boolean) as Compression[];
+if (COMPRESSIONS.length === 0 || COMPRESSIONS.some((c) => c !== 'gzip' && c !== 'zstd')) throw new Error('--compression takes gzip, zstd or both');
 const DATA_MB = Number(args['data-mb']);
 const DB_MB = Number(args['db-mb']);
 if (!(DATA_MB >= 1) || !(DB_MB >= 1)) throw new Error('--data-mb and --db-mb must be numbers of at least 1');
+type Compression = 'gzip' | 'zstd';
 const STACK = 'kadetest-bench-backup';
+/** A PostgreSQL of the same image that the raw pipeline loads its dump into (the app's own is Kade's to restore). */
+const SCRATCH = 'kadetest-bench-backup-scratch';
 const PG_PASSWORD = 'bench-pg-pass-1';
 const MIB = 1024 * 1024;
 /** One row of `notes`: 8 different md5 strings (256 characters, under PostgreSQL's 2 kB TOAST threshold); about 320 bytes on disk with its index. */
@@ -244,6 +252,7 @@ async function removeContainers(): Promise<void> {
   if (nets.length > 0) await docker('network', 'rm', ...nets);
   const vols = (await docker('volume', 'ls', '-q', '--filter', filter)).split('\n').filter(Boolean);
   if (vols.length > 0) await docker('volume', 'rm', '-f', ...vols);
+  await docker('rm', '-f', '-v', SCRATCH).catch(() => undefined);
 }
 
 let cleaned: Promise<void> | undefined;
@@ -268,6 +277,82 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// ---- the raw pipeline ----
+
+const bash = (script: string, env: Record<string, string>) =>
+  run('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, ...env }, timeout: 3_600_000, maxBuffer: 16 << 20 });
+
+const COMPRESS: Record<Compression, string> = { gzip: 'gzip -6 -c', zstd: 'zstd -3 -T0 -q -c' };
+const DECOMPRESS: Record<Compression, string> = { gzip: 'gzip -dc', zstd: 'zstd -dc -q' };
+
+interface Steps {
+  backup: number;
+  verify: number;
+  restore: number;
+  archive: number;
+}
+
+/** A PostgreSQL of the app's image, answering, for the raw pipeline's dump. */
+async function startScratch(): Promise<void> {
+  await docker('rm', '-f', '-v', SCRATCH).catch(() => undefined);
+  await docker('run', '-d', '--name', SCRATCH, '--label', 'kade.test=1', '-e', 'POSTGRES_PASSWORD=scratch', 'kade-test/postgres:15');
+  const deadline = Date.now() + 120_000;
+  for (let ok = 0; ok < 2; ) {
+    if (Date.now() > deadline) throw new Error('the scratch database did not answer within 120 s');
+    const r = await docker('exec', '-e', 'PGPASSWORD=scratch', SCRATCH, 'psql', '-h', '127.0.0.1', '-U', 'postgres', '-tAc', 'SELECT 1').catch(() => '');
+    ok = r === '1' ? ok + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/**
+ * What Kade's backup, verify and restore must do, as shell tools do it on the same data and disk: tar of the app's
+ * folder and data folder and pg_dumpall into the compressor, through sha256sum, into a file that is synced; for
+ * verify, decompress and sha256sum; for restore, decompress, untar (GNU tar's --totals says where the dump starts)
+ * and load the dump with psql (into the scratch database).
+ */
+async function rawPipeline(api: ApiClient, kind: Compression): Promise<Steps> {
+  const work = join(root, `raw-${kind}`);
+  mkdirSync(work);
+  const env = {
+    BASE: baseDir,
+    STACK,
+    W: work,
+    DB: await dbContainer(api),
+    SCRATCH,
+    COMPRESS: COMPRESS[kind],
+    DECOMPRESS: DECOMPRESS[kind],
+  };
+  let t = performance.now();
+  await bash(
+    `{ tar -cf - --totals -C "$BASE" "stacks/$STACK" "appdata/$STACK" 2> "$W/tar.err"
+  docker exec -u postgres "$DB" pg_dumpall --clean --if-exists --no-password -U board; } | $COMPRESS | tee "$W/archive" | sha256sum > "$W/archive.sha256"
+sync "$W/archive"`,
+    env,
+  ).catch((err: unknown) => {
+    throw new Error(`the raw backup failed: ${String(err)}`);
+  });
+  const backup = (performance.now() - t) / 1000;
+  const tarBytes = /Total bytes written: (\d+)/.exec(readFileSync(join(work, 'tar.err'), 'utf8'))?.[1];
+  if (!tarBytes) throw new Error(`tar did not say how many bytes it wrote: ${readFileSync(join(work, 'tar.err'), 'utf8')}`);
+  t = performance.now();
+  await bash('$DECOMPRESS < "$W/archive" | sha256sum > /dev/null', env);
+  const verify = (performance.now() - t) / 1000;
+  await startScratch();
+  mkdirSync(join(work, 'restore'));
+  t = performance.now();
+  await bash(
+    `$DECOMPRESS < "$W/archive" | { head -c ${tarBytes} | tar -xf - -C "$W/restore"
+  docker exec -i -u postgres "$SCRATCH" psql -v ON_ERROR_STOP=1 --quiet --no-psqlrc -U postgres -d postgres > /dev/null; }`,
+    env,
+  );
+  const restore = (performance.now() - t) / 1000;
+  const archive = statSync(join(work, 'archive')).size;
+  await docker('rm', '-f', '-v', SCRATCH);
+  rmSync(work, { recursive: true, force: true });
+  return { backup, verify, restore, archive };
+}
+
 // ---- the bench ----
 
 const mb = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
@@ -275,6 +360,102 @@ const rate = (bytes: number, seconds: number) => `${(bytes / MIB / seconds).toFi
 const secs = (s: number) => `${s.toFixed(1)} s`;
 const firstAt = (at: Map<number, number>, progress: number) =>
   [...at].filter(([p]) => p >= progress).reduce((m, [, t]) => Math.min(m, t), Number.POSITIVE_INFINITY);
+
+interface Fixture {
+  api: ApiClient;
+  pid: number;
+  rows: number;
+  tablePrint: string;
+  filesDir: string;
+  filesPrint: string;
+}
+
+interface KadeSteps extends Steps {
+  peaks: { backup: number; verify: number; restore: number };
+  restoredOk: boolean;
+}
+
+/** Kade's backup (dump, archive, read-back), verify and restore over damaged data, through its API. */
+async function kadeRun(f: Fixture, kind: Compression): Promise<KadeSteps> {
+  const { api, pid } = f;
+  const set = await api.put('/api/settings', { BACKUP_COMPRESSION: kind, BACKUP_RETENTION_COUNT: 0, BACKUP_RETENTION_DAYS: 0 });
+  if (set.status !== 200) throw new Error(`settings: ${set.status} ${JSON.stringify(set.body)}`);
+  console.log(`Kade (${kind}): RSS before the backup ${rssMiB(pid).toFixed(0)} MiB`);
+  let mem = sampleMemory(pid);
+  const backup = await job(api, 'POST', '/api/backups', { stack: STACK });
+  const backupMem = mem.stop();
+  if (backup.state !== 'succeeded') throw new Error(`the backup ${backup.state}:\n${backup.log.join('\n')}`);
+  const list = await api.get<{ id: string; size: number; verified: boolean | null }[]>(`/api/backups?stack=${STACK}`);
+  const b = list.body[0];
+  if (!b) throw new Error('the backup is not listed');
+  const archive = join(baseDir, 'backups', `${b.id}.tar.${kind === 'gzip' ? 'gz' : 'zst'}`);
+  // The manifest beside the archive lists every entry with its size: the bytes that went in.
+  const entries = (JSON.parse(readFileSync(`${archive}.json`, 'utf8')) as { entries: { path: string; size: number }[] }).entries;
+  const input = entries.reduce((n, e) => n + e.size, 0);
+  const dump = entries.filter((e) => e.path.startsWith('dumps/')).reduce((n, e) => n + e.size, 0);
+  const size = statSync(archive).size;
+  const written = firstAt(backup.at, 0.7);
+  console.log(
+    `  backup: ${secs(backup.seconds)} for ${mb(input)} in ${entries.length} entries, of which a ${mb(dump)} dump (${rate(input, backup.seconds)}); ` +
+      `archive ${mb(size)} (${b.id}), verified ${b.verified}`,
+  );
+  if (Number.isFinite(written)) console.log(`    of which written by ${secs(written)} (${rate(input, written)}), then read back against its manifest`);
+  console.log(`    Kade peak RSS during the backup: ${backupMem.kadeMiB.toFixed(0)} MiB (with its child processes: ${backupMem.treeMiB.toFixed(0)} MiB)`);
+
+  mem = sampleMemory(pid);
+  const verify = await job(api, 'POST', `/api/backups/${b.id}/verify`);
+  const verifyMem = mem.stop();
+  if (verify.state !== 'succeeded') throw new Error(`the verification ${verify.state}:\n${verify.log.join('\n')}`);
+  console.log(`  verify: ${secs(verify.seconds)} (${rate(size, verify.seconds)} of archive); Kade peak RSS ${verifyMem.kadeMiB.toFixed(0)} MiB`);
+
+  // Restore over damaged data: the table dropped and the files removed.
+  await psql(api, 'DROP TABLE notes');
+  rmSync(f.filesDir, { recursive: true, force: true });
+  mem = sampleMemory(pid);
+  const restore = await job(api, 'POST', `/api/backups/${b.id}/restore`);
+  const restoreMem = mem.stop();
+  if (restore.state !== 'succeeded') throw new Error(`the restore ${restore.state}:\n${restore.log.join('\n')}`);
+  const extracted = firstAt(restore.at, 0.2);
+  const started = firstAt(restore.at, 0.6);
+  console.log(`  restore: ${secs(restore.seconds)} (${rate(input, restore.seconds)})`);
+  if (Number.isFinite(extracted) && Number.isFinite(started)) {
+    console.log(
+      `    verified and extracted by ${secs(extracted)}, app moved in and started by ${secs(started)}, dump loaded in the last ${secs(restore.seconds - started)}`,
+    );
+  }
+  console.log(`    Kade peak RSS during the restore: ${restoreMem.kadeMiB.toFixed(0)} MiB (with its child processes: ${restoreMem.treeMiB.toFixed(0)} MiB)`);
+  await answers(api);
+  const restoredTable = await tableFingerprint(api).catch((err: unknown) => `error: ${String(err)}`);
+  const [rowsBack] = restoredTable.split(':');
+  const filesOk = (await fingerprint(f.filesDir).catch(() => 'missing')) === f.filesPrint;
+  console.log(
+    `  restored database: ${rowsBack} rows of ${f.rows}: ${Number(rowsBack) === f.rows ? 'match' : 'DO NOT match'}; content ${restoredTable === f.tablePrint ? 'matches' : 'DOES NOT match'}; files ${filesOk ? 'match' : 'DO NOT match'}`,
+  );
+  // The archive goes: the next compressor's run finds the disk as this one did.
+  await api.del(`/api/backups/${b.id}`);
+  return {
+    backup: backup.seconds,
+    verify: verify.seconds,
+    restore: restore.seconds,
+    archive: size,
+    peaks: { backup: backupMem.kadeMiB, verify: verifyMem.kadeMiB, restore: restoreMem.kadeMiB },
+    restoredOk: restoredTable === f.tablePrint && filesOk,
+  };
+}
+
+/** The table of one compressor: raw, Kade, the ratio and the target (at most 1.3 times the raw pipeline). */
+function compare(kind: Compression, raw: Steps, kade: KadeSteps): string[] {
+  const rows = (['backup', 'verify', 'restore'] as const).map((step) => {
+    const ratio = kade[step] / raw[step];
+    return `  ${`${kind} ${step}`.padEnd(16)}${secs(raw[step]).padStart(9)}${secs(kade[step]).padStart(9)}${ratio.toFixed(2).padStart(8)}   ${ratio <= 1.3 ? 'met' : 'NOT met'}`;
+  });
+  return [
+    `  ${'step'.padEnd(16)}${'raw'.padStart(9)}${'Kade'.padStart(9)}${'ratio'.padStart(8)}   target ≤ 1.30`,
+    ...rows,
+    `  ${`${kind} archive`.padEnd(16)}${mb(raw.archive).padStart(9)}${mb(kade.archive).padStart(9)}`,
+    `  Kade peak RSS (MiB): backup ${kade.peaks.backup.toFixed(0)}, verify ${kade.peaks.verify.toFixed(0)}, restore ${kade.peaks.restore.toFixed(0)}; restored ${kade.restoredOk ? 'whole' : 'NOT whole'}`,
+  ];
+}
 
 async function main(): Promise<void> {
   await requireEngine();
@@ -311,61 +492,18 @@ async function main(): Promise<void> {
   console.log(
     `app data: ${files} files of ${mb(DATA_MB * MIB)} in files/, ${mb(appdataBytes)} in the data folder with the database's own files; written in ${secs((performance.now() - t) / 1000)}`,
   );
-  console.log(`Kade in its own process (pid ${pid}); RSS before the backup ${rssMiB(pid).toFixed(0)} MiB`);
+  console.log(`Kade in its own process (pid ${pid}); ${(await run('nproc')).stdout.trim()} cores; ${(await run('zstd', ['--version'])).stdout.trim()}`);
 
-  // Backup: dump, archive (gzip), read back against the manifest; all inside the job.
-  let mem = sampleMemory(pid);
-  const backup = await job(api, 'POST', '/api/backups', { stack: STACK });
-  const backupMem = mem.stop();
-  if (backup.state !== 'succeeded') throw new Error(`the backup ${backup.state}:\n${backup.log.join('\n')}`);
-  const list = await api.get<{ id: string; size: number; verified: boolean | null }[]>(`/api/backups?stack=${STACK}`);
-  const b = list.body[0];
-  if (!b) throw new Error('the backup is not listed');
-  const archive = join(baseDir, 'backups', `${b.id}.tar.gz`);
-  // The manifest beside the archive lists every entry with its size: the bytes that went in.
-  const entries = (JSON.parse(readFileSync(`${archive}.json`, 'utf8')) as { entries: { path: string; size: number }[] }).entries;
-  const input = entries.reduce((n, e) => n + e.size, 0);
-  const dump = entries.filter((e) => e.path.startsWith('dumps/')).reduce((n, e) => n + e.size, 0);
-  const written = firstAt(backup.at, 0.7);
-  console.log(
-    `backup: ${secs(backup.seconds)} for ${mb(input)} in ${entries.length} entries, of which a ${mb(dump)} dump (${rate(input, backup.seconds)}); ` +
-      `archive ${mb(statSync(archive).size)} (${b.id}), verified ${b.verified}`,
-  );
-  if (Number.isFinite(written)) console.log(`  of which written by ${secs(written)} (${rate(input, written)}), then read back against its manifest`);
-  console.log(`  Kade peak RSS during the backup: ${backupMem.kadeMiB.toFixed(0)} MiB (with its child processes: ${backupMem.treeMiB.toFixed(0)} MiB)`);
-
-  // Verify on its own.
-  mem = sampleMemory(pid);
-  const verify = await job(api, 'POST', `/api/backups/${b.id}/verify`);
-  const verifyMem = mem.stop();
-  if (verify.state !== 'succeeded') throw new Error(`the verification ${verify.state}:\n${verify.log.join('\n')}`);
-  console.log(
-    `verify: ${secs(verify.seconds)} (${rate(statSync(archive).size, verify.seconds)} of archive); Kade peak RSS ${verifyMem.kadeMiB.toFixed(0)} MiB`,
-  );
-
-  // Restore over damaged data: the table dropped and the files removed.
-  await psql(api, 'DROP TABLE notes');
-  rmSync(filesDir, { recursive: true, force: true });
-  mem = sampleMemory(pid);
-  const restore = await job(api, 'POST', `/api/backups/${b.id}/restore`);
-  const restoreMem = mem.stop();
-  if (restore.state !== 'succeeded') throw new Error(`the restore ${restore.state}:\n${restore.log.join('\n')}`);
-  const extracted = firstAt(restore.at, 0.2);
-  const started = firstAt(restore.at, 0.6);
-  console.log(`restore: ${secs(restore.seconds)} (${rate(input, restore.seconds)})`);
-  if (Number.isFinite(extracted) && Number.isFinite(started)) {
-    console.log(
-      `  verified and extracted by ${secs(extracted)}, app moved in and started by ${secs(started)}, dump loaded in the last ${secs(restore.seconds - started)}`,
-    );
+  const f: Fixture = { api, pid, rows, tablePrint, filesDir, filesPrint };
+  const tables: string[] = [];
+  for (const kind of COMPRESSIONS) {
+    const raw = await rawPipeline(api, kind);
+    console.log(`raw (${kind}): backup ${secs(raw.backup)}, verify ${secs(raw.verify)}, restore ${secs(raw.restore)}; archive ${mb(raw.archive)}`);
+    const k = await kadeRun(f, kind);
+    tables.push(...compare(kind, raw, k));
   }
-  console.log(`  Kade peak RSS during the restore: ${restoreMem.kadeMiB.toFixed(0)} MiB (with its child processes: ${restoreMem.treeMiB.toFixed(0)} MiB)`);
-  await answers(api);
-  const restoredTable = await tableFingerprint(api).catch((err: unknown) => `error: ${String(err)}`);
-  const [rowsBack] = restoredTable.split(':');
-  console.log(
-    `restored database: ${rowsBack} rows of ${rows}: ${Number(rowsBack) === rows ? 'match' : 'DO NOT match'}; content ${restoredTable === tablePrint ? 'matches' : 'DOES NOT match'}`,
-  );
-  console.log(`restored files: ${(await fingerprint(filesDir).catch(() => 'missing')) === filesPrint ? 'match' : 'DO NOT match'}`);
+  console.log(`\n${DATA_MB} MiB of app data, ${DB_MB} MiB database: raw pipeline and Kade`);
+  for (const line of tables) console.log(line);
   console.log(`Kade RSS at the end ${rssMiB(pid).toFixed(0)} MiB`);
 }
 
