@@ -105,7 +105,11 @@ export async function run(s: BackupsCore, stack: string, reason: string, ctx: Jo
   // Read at each backup: a saved change applies to the next one.
   const compression = s.d.settings.compression();
   const target = s.files.of(id, compression);
-  const { dumps, dumped, pending } = dumpsOf(await s.d.stacks.databases(stack), ctx);
+  const dbs = await s.d.stacks.databases(stack);
+  // Before any file is read: a database just started (a backup right after its install) may still run its
+  // first-start setup, and a copy of its data folder made then would not start again after a restore.
+  await Promise.all(dbs.filter((db) => db.containerId).map((db) => db.ready()));
+  const { dumps, dumped, pending } = dumpsOf(dbs, ctx);
   const appdataDir = s.d.settings.appdata() && !loc.adopted ? join(s.d.settings.dataDir, stack) : null;
   const meta = { stack, id, created_at: s.d.clock().toISOString(), reason, appdata: appdataDir !== null, databases: dumped, adopted: loc.adopted };
   ctx.log(

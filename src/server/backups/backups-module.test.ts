@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { jobsIn } from '../../../test/helpers/jobs-kit.ts';
 import type { DeliveryT } from '../../shared/notifications.ts';
 import { createFakeEngine } from '../engine/fake-engine.ts';
 import type { Message } from '../notifications/message.ts';
 import { createNotifier } from '../notifications/notifier.ts';
-import type { ArchiveIO, BackupStacks } from './backups.service.ts';
+import type { ArchiveIO, BackupStacks, DatabaseTarget } from './backups.service.ts';
 import { createBackupsModule } from './backups-module.ts';
 
 // A scheduled round over five apps, two of whose backups fail and two of whose archives do not read back, as the
@@ -17,7 +18,7 @@ import { createBackupsModule } from './backups-module.ts';
 const admin = { user: 'admin', role: 'admin' as const, ip: '127.0.0.1' };
 const APPS = ['blog', 'cloud', 'notes', 'photos', 'wiki'];
 
-function setup() {
+function setup(opts: { databases?: (name: string) => DatabaseTarget[]; order?: string[] } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'kade-bk-round-'));
   for (const app of APPS) {
     mkdirSync(join(root, 'stacks', app), { recursive: true });
@@ -28,6 +29,7 @@ function setup() {
   // cloud and wiki cannot be backed up (their database cannot be listed); the archives of notes and photos are broken.
   const archive: ArchiveIO = {
     async write(o) {
+      opts.order?.push('archive written');
       writeFileSync(o.dest, 'archive');
       writeFileSync(`${o.dest}.json`, JSON.stringify({ meta: o.meta, skipped: [] }));
       return { skipped: [] };
@@ -39,7 +41,7 @@ function setup() {
     locate: (name: string) => ({ dir: join(root, 'stacks', name), adopted: false, project: null, libraryPath: join(root, 'stacks', name) }),
     databases: async (name: string) => {
       if (name === 'cloud' || name === 'wiki') throw new Error(`the database of ${name} could not be listed`);
-      return [];
+      return opts.databases?.(name) ?? [];
     },
   } as unknown as BackupStacks;
   const state = new Map<string, string>();
@@ -129,4 +131,25 @@ test('a backup made by hand still sends its own message when it fails, and when 
     s.sent.map((m) => m.title),
     ['Kade: Backup of wiki failed', 'Kade: Backup notes-20261125-030030 is unreadable'],
   );
+});
+
+test('a backup waits for each running database to answer before any file of the app is read', async () => {
+  const order: string[] = [];
+  const db = (service: string, containerId: string | null, ms: number): DatabaseTarget => ({
+    service,
+    kind: 'postgres',
+    containerId,
+    async ready() {
+      order.push(`${service} asked`);
+      await new Promise((r) => setTimeout(r, ms));
+      order.push(`${service} answers`);
+    },
+    dump: async () => ({ stream: Readable.from([]), done: Promise.resolve() }),
+    load: async () => undefined,
+  });
+  const s = setup({ order, databases: () => [db('db', 'c-db', 30), db('cache', 'c-cache', 5), db('old', null, 0)] });
+  const job = await s.jobs.wait(s.backups.create(admin, 'blog').id);
+  assert.equal(job.state, 'succeeded', JSON.stringify(job));
+  // Both running databases are waited for side by side; the stopped one is not asked.
+  assert.deepEqual(order, ['db asked', 'cache asked', 'cache answers', 'db answers', 'archive written']);
 });

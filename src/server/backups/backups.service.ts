@@ -49,6 +49,11 @@ export interface DatabaseTarget {
   service: string;
   kind: string;
   containerId: string | null;
+  /**
+   * Waits (a bounded time, never throws) until the running database answers once: awaited before the archive
+   * reads the app's folders, so a database still in its first-start setup is not copied half made.
+   */
+  ready(): Promise<void>;
   /** A dump of the running database, streamed. */
   dump(): Promise<{ stream: NodeJS.ReadableStream; done: Promise<void> }>;
   /** Waits until the database answers twice, then loads a dump into it. */

@@ -59,6 +59,7 @@ function setup(opts: { minFreeGb?: number; dbRuns?: boolean; unreadable?: boolea
     service: 'db',
     kind: 'postgres',
     containerId: opts.dbRuns === false ? null : 'c-db',
+    ready: async () => {},
     async dump() {
       const stream = new PassThrough();
       stream.end(database);

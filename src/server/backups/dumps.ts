@@ -195,8 +195,9 @@ export async function waitUntilAnswers(
 }
 
 /**
- * Gives a database that is about to be dumped up to `timeoutMs` to answer once: one started a moment ago (an
- * app backed up right after its install) may not listen yet, or still run its first-start setup. Never throws:
+ * Gives a database that is about to be backed up up to `timeoutMs` to answer once: one started a moment ago (an
+ * app backed up right after its install) may not listen yet, or still run its first-start setup, and neither its
+ * files nor a dump are worth keeping before it does. Never throws:
  * past the deadline the dump goes ahead and its own failure, if any, says why (a server that takes no network
  * connections by design never answers the probe).
  */

@@ -32,10 +32,8 @@ export function backupStacks(apps: AppsForBackups, engine: Engine): BackupStacks
           service: spec.service,
           kind: spec.kind,
           containerId: id,
-          async dump() {
-            await waitUntilDumpable(engine, id ?? '', spec, { timeoutMs: DUMPABLE_TIMEOUT_MS });
-            return dumpDatabase(engine, id ?? '', spec);
-          },
+          ready: () => waitUntilDumpable(engine, id ?? '', spec, { timeoutMs: DUMPABLE_TIMEOUT_MS }),
+          dump: () => dumpDatabase(engine, id ?? '', spec),
           async load(stream) {
             await waitUntilAnswers(engine, id ?? '', spec, { timeoutMs: ANSWER_TIMEOUT_MS, intervalMs: ANSWER_INTERVAL_MS });
             await loadDump(engine, id ?? '', spec, stream);
