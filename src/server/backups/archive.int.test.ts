@@ -33,7 +33,7 @@ import { runInNewContext } from 'node:vm';
 import { createGunzip, createGzip } from 'node:zlib';
 import { extract as tarExtract, pack as tarPack } from 'tar-stream';
 import { isAppError } from '../core/errors.ts';
-import { backupName, extractArchive, inspectArchive, MANIFEST_NAME, verifyArchive, writeArchive } from './archive.ts';
+import { backupName, checkCompressed, extractArchive, inspectArchive, MANIFEST_NAME, verifyArchive, writeArchive } from './archive.ts';
 
 // The archive format on real files: what goes in comes out (contents, modes, links, owners), large files
 // are streamed, what cannot be backed up is listed, verification catches every kind of damage, and a
@@ -420,4 +420,24 @@ test('zstd archives round trip like gzip ones', { skip: hasZstd ? false : 'the z
   const v = await verifyArchive(cut);
   assert.equal(v.ok, false);
   assert.match(v.problems.join(), /truncated or corrupt/);
+});
+
+test('the read-back after a backup: a sound archive reads back through its compressor, a flipped byte or a cut one does not', async () => {
+  const { stack, data } = sources();
+  const out = fresh('readback');
+  for (const compression of hasZstd ? (['gzip', 'zstd'] as const) : (['gzip'] as const)) {
+    const good = join(out, `good.${compression}`);
+    await writeArchive({ dest: good, branches: { stack, appdata: data }, meta: {}, compression });
+    assert.equal(await checkCompressed(good), null, compression);
+    const bytes = readFileSync(good);
+    const flipped = Buffer.from(bytes);
+    const at = Math.floor(flipped.length / 2);
+    flipped[at] = (flipped[at] as number) ^ 0xff;
+    writeFileSync(join(out, `flipped.${compression}`), flipped);
+    assert.match((await checkCompressed(join(out, `flipped.${compression}`))) ?? '', /does not read back as written/, compression);
+    writeFileSync(join(out, `cut.${compression}`), bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    assert.match((await checkCompressed(join(out, `cut.${compression}`))) ?? '', /does not read back as written/, compression);
+  }
+  writeFileSync(join(out, 'plain'), 'not compressed');
+  assert.equal(await checkCompressed(join(out, 'plain')), 'not a gzip or zstd compressed archive');
 });

@@ -19,6 +19,8 @@
  * - verifyArchive(path): reads every byte; ok only when every entry matches the manifest and nothing is
  *   truncated, missing, extra or hostile.
  * - inspectArchive(path, limits): the same pass, with the problems per entry.
+ * - checkCompressed(path): the whole file read back through its compressor's own checksum (the read-back
+ *   right after a backup, whose entries' checksums were computed while writing).
  * - extractArchive(path, target, limits): one pass that judges the whole archive as verifyArchive does
  *   while it writes into a new 0700 folder; refuses (`archive_refused`, naming entry and reason) unless
  *   everything passes, and then removes what it wrote. Links are made only after the pass.
@@ -29,5 +31,5 @@ export { type BranchCount, type Extracted, extractArchive } from './archive-extr
 export type { Manifest as ArchiveMeta } from './archive-format.ts';
 export { type ArchiveLimits, type ArchiveProblem, backupName, DEFAULT_LIMITS, MANIFEST_NAME, type Manifest, type ManifestEntry } from './archive-format.ts';
 export { type Inspection, inspectArchive, verifyArchive } from './archive-read.ts';
-export type { Compression } from './archive-stream.ts';
+export { type Compression, checkCompressed } from './archive-stream.ts';
 export { type DumpSource, type WriteOptions, writeArchive } from './archive-write.ts';

@@ -71,10 +71,15 @@ export interface ArchiveIO {
     compression: Compression;
     onSkip: (path: string, reason: string) => void;
   }): Promise<{ skipped: { path: string; reason: string }[] }>;
-  verify(path: string): Promise<{ ok: boolean; problems: string[] }>;
   /**
-   * Validates every entry first (refusing hostile ones with nothing written), then extracts into a new folder: every
-   * branch, or those of `only` (a change's failure loads just the dumps).
+   * Reads the archive and checks every entry against its manifest; `written`, the read-back right after a backup,
+   * checks instead that the whole file reads back through its compressor's own checksum (the entries' checksums
+   * were computed while writing them).
+   */
+  verify(path: string, how?: 'written'): Promise<{ ok: boolean; problems: string[] }>;
+  /**
+   * Extracts into a new folder in one pass that judges every entry as verify does (hostile ones refused, and what
+   * was written removed): every branch, or those of `only` (a change's failure loads just the dumps).
    */
   extract(path: string, target: string, only?: readonly Branch[]): Promise<void>;
 }
