@@ -325,7 +325,8 @@ async function rawPipeline(api: ApiClient, kind: Compression): Promise<Steps> {
   };
   let t = performance.now();
   await bash(
-    `{ tar -cf - --totals -C "$BASE" "stacks/$STACK" "appdata/$STACK" 2> "$W/tar.err"
+    // tar's exit code 1 is "a file changed while read": the running database's own files, which the dump covers.
+    `{ tar -cf - --totals --warning=no-file-changed -C "$BASE" "stacks/$STACK" "appdata/$STACK" 2> "$W/tar.err" || [ $? -eq 1 ]
   docker exec -u postgres "$DB" pg_dumpall --clean --if-exists --no-password -U board; } | $COMPRESS | tee "$W/archive" | sha256sum > "$W/archive.sha256"
 sync "$W/archive"`,
     env,
