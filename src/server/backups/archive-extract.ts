@@ -116,7 +116,8 @@ async function writeFile(w: Writer, header: EntryHeader, data: AsyncIterable<Buf
   let fh: Awaited<ReturnType<typeof open>> | null = null;
   if (problems === 0 && w.failed === undefined && wanted(w, name)) {
     w.written += size;
-    if (w.written > w.room) w.failed = 'room';
+    if (w.written > w.room)
+      w.failed = new AppError('disk_full', `not enough disk space to extract the backup into ${w.target}`, { params: { path: w.target } });
     else {
       const abs = join(w.target, ...name.split('/'));
       try {
