@@ -148,8 +148,7 @@ before(async () => {
 after(async () => {
   try {
     if (installed) {
-      const del = await api.del<{ job?: { id: string } }>(`/api/stacks/${STACK}?remove_data=1`);
-      if (del.status === 202 && del.body.job) await api.waitJob(del.body.job.id, 300_000);
+      await api.removeApp(STACK, { removeData: true, timeoutMs: 300_000 });
     }
   } finally {
     await browser?.close();

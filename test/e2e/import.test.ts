@@ -36,10 +36,7 @@ before(async () => {
 
 after(async () => {
   try {
-    for (const name of installed) {
-      const del = await api.del<{ job?: { id: string } }>(`/api/stacks/${name}`);
-      if (del.status === 202 && del.body.job) await api.waitJob(del.body.job.id);
-    }
+    for (const name of installed) await api.removeApp(name);
   } finally {
     await browser?.close();
     await server?.close();

@@ -62,8 +62,7 @@ before(async () => {
 after(async () => {
   try {
     if (installed) {
-      const del = await api.del<{ job?: { id: string } }>(`/api/stacks/${STACK}`);
-      if (del.status === 202 && del.body.job) await api.waitJob(del.body.job.id);
+      await api.removeApp(STACK);
     }
   } finally {
     await browser?.close();

@@ -167,8 +167,7 @@ after(async () => {
       await api.del(`/api/networks/${name}`);
     }
     if (installed) {
-      const del = await api.del<{ job?: { id: string } }>(`/api/stacks/${STACK}`);
-      if (del.status === 202 && del.body.job) await api.waitJob(del.body.job.id);
+      await api.removeApp(STACK);
     }
   } finally {
     await browser?.close();

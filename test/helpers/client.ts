@@ -74,6 +74,15 @@ export class ApiClient {
     if (r.status !== 200) throw new Error(`accepting the files of ${name} failed: ${r.status} ${JSON.stringify(r.body)}`);
   }
 
+  /**
+   * Deletes an app and waits for the job, for a test's clean-up: an app that is gone already, or a delete the server
+   * refuses, is left as it is (the engine clean-up after it removes what is left).
+   */
+  async removeApp(name: string, opts: { removeData?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const del = await this.del<{ job?: { id: string } }>(`/api/stacks/${name}${opts.removeData ? '?remove_data=1' : ''}`);
+    if (del.status === 202 && del.body.job) await this.waitJob(del.body.job.id, opts.timeoutMs);
+  }
+
   /** Polls a job until it ends; returns the job and its whole log. */
   async waitJob(id: string, timeoutMs = 120_000): Promise<{ state: string; log: string[]; error: string | null }> {
     const deadline = Date.now() + timeoutMs;
