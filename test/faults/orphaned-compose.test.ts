@@ -72,7 +72,8 @@ before(async () => {
   await requireEngine();
   await cleanupLabelled();
   const repoDir = join(root, 'plain-repo');
-  writePlainRepo(repoDir);
+  // The up of a reconfigure outlasts the longest delay below, also on an idle machine.
+  writePlainRepo(repoDir, undefined, { slowUp: true });
   git = await startGitServer();
   await git.addRepo('plain', repoDir, { branch: 'main' });
   const { k, api } = await start();

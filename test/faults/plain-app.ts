@@ -16,7 +16,12 @@ export const docker = async (args: string[]) => (await execFileP('docker', args,
 export const FILES = ['docker-compose.yml', '.env', '.svc.json'] as const;
 
 /** Writes the `plain` template repo (folder `apps`) to `dir`; `image` is the service's image. */
-export function writePlainRepo(dir: string, image = 'kade-test/busybox:1'): void {
+/**
+ * `slowUp`: the app's container answers its health check only 4 s after it starts, and a second service waits for
+ * that (`depends_on: service_healthy`), so every `up` that recreates the app runs at least that long, whatever the
+ * machine's load: a test that kills Kade during `up` then finds it still running.
+ */
+export function writePlainRepo(dir: string, image = 'kade-test/busybox:1', opts: { slowUp?: boolean } = {}): void {
   const app = join(dir, 'apps', 'plain');
   mkdirSync(app, { recursive: true });
   writeFileSync(join(dir, 'VERSION'), 'v0.1.00\n');
@@ -40,12 +45,33 @@ export function writePlainRepo(dir: string, image = 'kade-test/busybox:1'): void
       '  app:',
       `    image: ${image}`,
       '    init: true',
-      '    command: ["sleep", "3600"]',
+      ...(opts.slowUp
+        ? [
+            '    command: ["sh", "-c", "sleep 4; touch /tmp/ready; exec sleep 3600"]',
+            '    healthcheck:',
+            '      test: ["CMD", "test", "-e", "/tmp/ready"]',
+            '      interval: 1s',
+            '      retries: 60',
+          ]
+        : ['    command: ["sleep", "3600"]']),
       '    environment:',
       '      TITLE: "{{title}}"',
       '      TOKEN: "{{token}}"',
       '    labels:',
       '      kade.test: "1"',
+      ...(opts.slowUp
+        ? [
+            '  after:',
+            `    image: ${image}`,
+            '    init: true',
+            '    command: ["sleep", "3600"]',
+            '    depends_on:',
+            '      app:',
+            '        condition: service_healthy',
+            '    labels:',
+            '      kade.test: "1"',
+          ]
+        : []),
       '',
     ].join('\n'),
   );
