@@ -73,7 +73,7 @@ export function compressInto(kind: Compression, source: Readable, path: string):
   const closed = new Promise<void>((resolve) => file.once('close', () => resolve()));
   if (kind === 'gzip') {
     // zlib runs on the thread pool: large chunks mean few round trips to it; the level stays zlib's default (6).
-    const piped = pipeline(source, createGzip({ chunkSize: CHUNK, highWaterMark: STAGE_BYTES }), file);
+    const piped = pipeline(source, createGzip({ chunkSize: CHUNK }), file);
     return piped.finally(() => closed);
   }
   const child = zstd([...ZSTD_WRITE, '-q', '-c', '--no-progress'], 'pipe');
