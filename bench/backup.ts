@@ -400,7 +400,8 @@ async function kadeRun(f: Fixture, kind: Compression): Promise<KadeSteps> {
     `  backup: ${secs(backup.seconds)} for ${mb(input)} in ${entries.length} entries, of which a ${mb(dump)} dump (${rate(input, backup.seconds)}); ` +
       `archive ${mb(size)} (${b.id}), verified ${b.verified}`,
   );
-  if (Number.isFinite(written)) console.log(`    of which written by ${secs(written)} (${rate(input, written)}), then read back through its compressor’s checksum`);
+  if (Number.isFinite(written))
+    console.log(`    of which written by ${secs(written)} (${rate(input, written)}), then read back through its compressor’s checksum`);
   console.log(`    Kade peak RSS during the backup: ${backupMem.kadeMiB.toFixed(0)} MiB (with its child processes: ${backupMem.treeMiB.toFixed(0)} MiB)`);
 
   mem = sampleMemory(pid);
