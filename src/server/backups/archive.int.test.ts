@@ -198,8 +198,9 @@ test('a 50 MB file is streamed, never held in memory whole, and comes back byte 
     clearInterval(timer);
   }
   // Held whole, the file alone would add its 50 MB; streamed, only the pipeline's buffers are in flight (a few MB,
-  // more when the machine is busy and chunks queue up): half the file's size tells the two apart without flaking.
-  assert.ok(peak - before < size / 2, `memory grew by ${peak - before} bytes while writing a ${size}-byte file`);
+  // up to ~27 MB measured when the machine is busy and chunks queue up in the MiB buffers): 80 % of the file's size
+  // tells the two apart without flaking.
+  assert.ok(peak - before < size * 0.8, `memory grew by ${peak - before} bytes while writing a ${size}-byte file`);
   assert.equal((await verifyArchive(dest)).ok, true);
   const target = join(fresh('restore'), 't');
   await extractArchive(dest, target);

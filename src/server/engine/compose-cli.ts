@@ -9,6 +9,13 @@ import { composeFailed, composeInvalid, dockerHostOf, engineGone, noComposeCli, 
 const PASSED_ON = ['PATH', 'LANG', 'LC_ALL'];
 
 /**
+ * Compose v1 imports `distutils`; with setuptools installed (Debian's python3 has it) that import goes through
+ * setuptools' shim and pkg_resources, half of each run's ~0.4 s of CPU. `stdlib` takes Python's own copy instead;
+ * a Python without one (3.12 and newer) is detected once and gets setuptools' default, `local`. Compose v2 ignores it.
+ */
+const DISTUTILS = 'SETUPTOOLS_USE_DISTUTILS';
+
+/**
  * The whole environment compose runs with. Compose interpolates `${X}` from it before the `.env` file, so Kade's own
  * variables (SVC_DATA, BASE_DIR, HOME, …) must never reach it: a template's `${SVC_DATA-./a}` would mount Kade's state.
  * The policy judges compose files with this same map (compose-gate.ts).
@@ -23,7 +30,29 @@ export function composeEnvironment(endpoint: EngineEndpoint, from: NodeJS.Proces
   if (from.DOCKER_CONFIG !== undefined && from !== process.env) env.DOCKER_CONFIG = from.DOCKER_CONFIG;
   env.DOCKER_HOST = dockerHostOf(endpoint);
   env.COMPOSE_INTERACTIVE_NO_CLI = '1';
+  env[DISTUTILS] = 'stdlib';
   return Object.freeze(env);
+}
+
+interface Detected {
+  variant: ComposeVariant;
+  /** The value of SETUPTOOLS_USE_DISTUTILS compose v1 runs with. */
+  distutils: 'stdlib' | 'local';
+}
+
+/** Which CLI a search path finds, asked once per process and path: `docker-compose version` alone costs v1 ~0.4 s of CPU. */
+const detections = new Map<string, Promise<Detected>>();
+
+async function detectCli(env: Readonly<Record<string, string>>, prefer: 'auto' | ComposeVariant): Promise<Detected> {
+  const tryV2 = prefer !== 'v1' && (await run('docker', ['compose', 'version'], { env, timeoutMs: 15_000 }).catch(() => null));
+  if (tryV2 && tryV2.code === 0) return { variant: 'v2', distutils: 'stdlib' };
+  if (prefer !== 'v2') {
+    for (const distutils of ['stdlib', 'local'] as const) {
+      const v1 = await run('docker-compose', ['version'], { env: { ...env, [DISTUTILS]: distutils }, timeoutMs: 15_000 }).catch(() => null);
+      if (v1 && v1.code === 0) return { variant: 'v1', distutils };
+    }
+  }
+  throw noComposeCli();
 }
 
 /**
@@ -32,23 +61,22 @@ export function composeEnvironment(endpoint: EngineEndpoint, from: NodeJS.Proces
  * The CLI runs with `composeEnvironment` only; `opts.env` is where its PATH comes from (which CLI is found).
  */
 export function createComposeCli(endpoint: EngineEndpoint, prefer: 'auto' | ComposeVariant = 'auto', opts: { env?: NodeJS.ProcessEnv } = {}): Compose {
-  const env = composeEnvironment(endpoint, opts.env ?? process.env);
-  let detected: Promise<ComposeVariant> | null = null;
+  let env = composeEnvironment(endpoint, opts.env ?? process.env);
+  const key = `${prefer}\0${env.PATH ?? ''}`;
 
-  async function detect(): Promise<ComposeVariant> {
-    const tryV2 = prefer !== 'v1' && (await run('docker', ['compose', 'version'], { env, timeoutMs: 15_000 }).catch(() => null));
-    if (tryV2 && tryV2.code === 0) return 'v2';
-    const v1 = prefer !== 'v2' && (await run('docker-compose', ['version'], { env, timeoutMs: 15_000 }).catch(() => null));
-    if (v1 && v1.code === 0) return 'v1';
-    throw noComposeCli();
-  }
-  const variant = () => {
-    detected ??= detect();
-    detected.catch(() => {
-      detected = null;
-    });
-    return detected;
+  const detect = async (): Promise<Detected> => {
+    let d = detections.get(key);
+    if (!d) {
+      d = detectCli(env, prefer);
+      detections.set(key, d);
+      // A failed detection is asked again next time (compose may be installed meanwhile).
+      d.catch(() => detections.delete(key));
+    }
+    const found = await d;
+    if (env[DISTUTILS] !== found.distutils) env = Object.freeze({ ...env, [DISTUTILS]: found.distutils });
+    return found;
   };
+  const variant = () => detect().then((d) => d.variant);
 
   async function compose(p: ComposeProject, args: string[], opts: ComposeRunOptions = {}): Promise<string> {
     const v = await variant();

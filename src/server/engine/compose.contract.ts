@@ -31,7 +31,7 @@ export interface ComposeTarget {
 /** Label every service of the cases carries (the engine tier's cleanup removes what a crashed run left). */
 export const CONTRACT_LABEL = 'kade.test';
 /** What compose may hand its CLI besides nothing: never a variable of Kade's own. */
-const COMPOSE_KEYS = ['PATH', 'LANG', 'LC_ALL', 'DOCKER_HOST', 'COMPOSE_INTERACTIVE_NO_CLI'];
+const COMPOSE_KEYS = ['PATH', 'LANG', 'LC_ALL', 'DOCKER_HOST', 'COMPOSE_INTERACTIVE_NO_CLI', 'SETUPTOOLS_USE_DISTUTILS'];
 
 /** The projects one case made, in a folder of its own, taken down and removed after it. */
 function scope(t: ComposeTarget) {
