@@ -25,11 +25,30 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
+ * Chromium aborts a navigation under way when the host's network changes (net::ERR_NETWORK_CHANGED, then a navigation
+ * to its error page); the other test lane making or removing a Docker network is such a change. Kade had no part in
+ * it, so a navigation that failed that way is made once more; any other failure stays a failure.
+ */
+function retryNavigationOnNetworkChange(page: Page): void {
+  const goto = page.goto.bind(page);
+  const changed = (e: unknown) => /ERR_NETWORK_CHANGED|interrupted by another navigation to "chrome-error:/.test(String((e as Error)?.message ?? e));
+  page.goto = async (url, opts) => {
+    try {
+      return await goto(url, opts);
+    } catch (e) {
+      if (!changed(e)) throw e;
+      return goto(url, opts);
+    }
+  };
+}
+
+/**
  * Collects the page's errors into `problems`, which each file asserts empty at the end. Refused
  * requests are logged by the browser as failed resources; the tests provoke them, so they are expected.
  */
 export function watchPage(page: Page, problems: string[], describe = (m: ConsoleMessage) => `console: ${m.text()}`): void {
   page.setDefaultTimeout(10_000);
+  retryNavigationOnNetworkChange(page);
   // The requests under way, with when they were sent and their outcome so far: a time-out in visible() lists them.
   const requests = new Map<Request, string>();
   inFlight.set(page, requests);
